@@ -1,0 +1,36 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentconform/conform/harness/adapter"
+	"github.com/agentconform/conform/refkernel"
+	"github.com/agentconform/conform/refkernel/server"
+)
+
+// embeddedKernel is the reference kernel served in-process, over the same
+// wire protocol a subprocess kernel speaks.
+func embeddedKernel() adapter.Launcher {
+	return adapter.InProcess{Name: "conform reference kernel", Serve: serveReference}
+}
+
+func serveReference(ctx context.Context, in io.Reader, out io.Writer) error {
+	return server.Serve(ctx, refkernel.New(refkernel.DefaultParts()), in, out)
+}
+
+func newKernelCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "kernel",
+		Short: "Serve the reference kernel on stdin/stdout (conform.wire/v1)",
+		Long: `Serve the reference kernel on stdin/stdout, speaking conform.wire/v1.
+This is what "conform run --kernel 'conform kernel'" checks as a subprocess.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return serveReference(cmd.Context(), os.Stdin, os.Stdout)
+		},
+	}
+}

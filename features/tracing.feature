@@ -1,0 +1,23 @@
+Feature: Trace instrumentation
+  With telemetry on, the kernel emits a span for every turn, for the model
+  call, for each tool-execution phase and for the plan-ready policy chain,
+  nested so that any turn can be rebuilt from its trace. The kernel maps its
+  own span names to these roles on the wire.
+
+  @TA-17 @must
+  Scenario: every turn can be rebuilt from its spans
+    Given a data_source tool "read" from provider "fs" declared safe with no key fields
+    And an interactive tool "ask" from provider "ui"
+    And a resource tool "write" from provider "fs"
+    And a policy rule "allow-write" that allows "write"
+    And telemetry is on
+    And the model answers request 1 with calls read(path "a"), ask(question "ok?"), write(path "b")
+    And the model answers request 2 with call write(path "c")
+    And the model answers request 3 with text "Done."
+    When the session runs
+    Then the session ends with status "completed"
+    And the trace has one turn span per turn
+    And every model request lies inside a model_call span within its turn span
+    And every tool invoke lies inside a tool_execution span within its turn span
+    And every interactive call lies inside a tool_execution span within its turn span
+    And a policy_chain span in each turn ends before "write" is applied

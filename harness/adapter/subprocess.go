@@ -1,0 +1,104 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Subprocess launches a kernel adapter command.
+type Subprocess struct {
+	Argv []string
+	Dir  string
+	Env  []string // extra environment, appended to the harness's own
+}
+
+// ParseCommand splits a --kernel value on blanks, honouring single and double
+// quotes, so "python3 'my kernel.py' --flag" works without a shell.
+func ParseCommand(s string) ([]string, error) {
+	var args []string
+	var cur strings.Builder
+	var quote rune
+	inArg := false
+	for _, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inArg = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inArg {
+				args = append(args, cur.String())
+				cur.Reset()
+				inArg = false
+			}
+		default:
+			cur.WriteRune(r)
+			inArg = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("kernel command %q: unterminated %c quote", s, quote)
+	}
+	if inArg {
+		args = append(args, cur.String())
+	}
+	if len(args) == 0 {
+		return nil, errors.New("kernel command is empty")
+	}
+	return args, nil
+}
+
+// Describe implements Launcher.
+func (s Subprocess) Describe() string { return "subprocess: " + strings.Join(s.Argv, " ") }
+
+// Launch implements Launcher.
+func (s Subprocess) Launch(ctx context.Context) (*Endpoint, error) {
+	cmd := exec.Command(s.Argv[0], s.Argv[1:]...)
+	cmd.Dir = s.Dir
+	if len(s.Env) > 0 {
+		cmd.Env = append(cmd.Environ(), s.Env...)
+	}
+	// Own process group: Close kills everything the adapter started.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	tail := NewTail(8 << 10)
+	cmd.Stderr = tail
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start kernel %q: %w", strings.Join(s.Argv, " "), err)
+	}
+	ep := &Endpoint{Out: stdout, In: stdin, stderr: tail, exited: make(chan struct{})}
+	go func() { ep.setExit(cmd.Wait()) }()
+	var once sync.Once
+	ep.close = func() error {
+		once.Do(func() {
+			stdin.Close()
+			// A well-behaved kernel exits on EOF; give it a moment, then
+			// take the whole group down.
+			select {
+			case <-ep.exited:
+			case <-time.After(500 * time.Millisecond):
+			}
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-ep.exited
+		})
+		return nil
+	}
+	return ep, nil
+}

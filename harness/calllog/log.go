@@ -1,0 +1,149 @@
+package calllog
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Kinds of entries.
+const (
+	Request      = "request"      // kernel → harness request
+	Notification = "notification" // kernel → harness notification
+)
+
+// Entry is one recorded message.
+type Entry struct {
+	Seq       int
+	Kind      string
+	Method    string
+	SessionID string
+	TurnID    string
+	// Label is the short, human reading used in ordering checks and in
+	// failure output, e.g. "hook pre-model-call O1" or "invoke read".
+	Label  string
+	Start  time.Time
+	End    time.Time // zero while unanswered
+	EndSeq int       // sequence number of the answer; 0 while unanswered
+	Params json.RawMessage
+	Result json.RawMessage
+	Err    string
+	// Value is the decoded params, for checks.
+	Value any
+}
+
+// Answered reports whether the harness answered the request.
+func (e *Entry) Answered() bool { return e.EndSeq != 0 }
+
+// Log is safe for concurrent use.
+type Log struct {
+	mu      sync.Mutex
+	t0      time.Time
+	seq     int
+	entries []*Entry
+	now     func() time.Time
+}
+
+// New starts an empty log; now is injectable for tests.
+func New(now func() time.Time) *Log {
+	if now == nil {
+		now = time.Now
+	}
+	return &Log{now: now, t0: now()}
+}
+
+// Begin records an arriving message and returns its entry.
+func (l *Log) Begin(kind, method, session, turn, label string, params json.RawMessage, value any) *Entry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seq++
+	e := &Entry{Seq: l.seq, Kind: kind, Method: method, SessionID: session, TurnID: turn,
+		Label: label, Start: l.now(), Params: params, Value: value}
+	if kind == Notification {
+		e.End, e.EndSeq = e.Start, e.Seq
+	}
+	l.entries = append(l.entries, e)
+	return e
+}
+
+// Finish records the harness's answer to a request.
+func (l *Log) Finish(e *Entry, result any, err error) {
+	var raw json.RawMessage
+	if err == nil && result != nil {
+		raw, _ = json.Marshal(result)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seq++
+	e.End, e.EndSeq, e.Result = l.now(), l.seq, raw
+	if err != nil {
+		e.Err = err.Error()
+	}
+}
+
+// Entries is a snapshot in arrival order.
+func (l *Log) Entries() []Entry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]Entry, len(l.entries))
+	for i, e := range l.entries {
+		out[i] = *e
+	}
+	return out
+}
+
+// Select returns the snapshot entries that match.
+func (l *Log) Select(match func(*Entry) bool) []Entry {
+	var out []Entry
+	for _, e := range l.Entries() {
+		if match(&e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Since is how long after the log started t was.
+func (l *Log) Since(t time.Time) time.Duration { return t.Sub(l.t0) }
+
+// Lines renders the log for failure output, at most max lines (the last
+// ones, where the divergence usually is); max <= 0 means all.
+func (l *Log) Lines(max int) []string {
+	es := l.Entries()
+	var lines []string
+	for _, e := range es {
+		mark := "→"
+		if e.Kind == Notification {
+			mark = "•"
+		}
+		s := fmt.Sprintf("#%-3d %8.1fms %s %-22s %s", e.Seq, float64(l.Since(e.Start).Microseconds())/1000, mark, e.Label, ids(e))
+		if e.Kind == Request {
+			switch {
+			case !e.Answered():
+				s += "  (unanswered)"
+			case e.Err != "":
+				s += "  ⇐ error: " + e.Err
+			default:
+				s += fmt.Sprintf("  ⇐ #%d", e.EndSeq)
+			}
+		}
+		lines = append(lines, s)
+	}
+	if max > 0 && len(lines) > max {
+		lines = append([]string{fmt.Sprintf("… %d earlier entries", len(lines)-max)}, lines[len(lines)-max:]...)
+	}
+	return lines
+}
+
+func ids(e Entry) string {
+	var parts []string
+	if e.SessionID != "" {
+		parts = append(parts, "session="+e.SessionID)
+	}
+	if e.TurnID != "" {
+		parts = append(parts, "turn="+e.TurnID)
+	}
+	return strings.Join(parts, " ")
+}

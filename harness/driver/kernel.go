@@ -1,0 +1,288 @@
+package driver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentconform/conform/fakes"
+	"github.com/agentconform/conform/harness/adapter"
+	"github.com/agentconform/conform/internal/jsonrpc"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// Fault is a protocol-level failure of the kernel: the scenario's verdict is
+// `error`, not `fail`.
+type Fault struct {
+	What   string // what the kernel did, in one sentence
+	Stderr string // tail of the kernel's stderr
+}
+
+func (f *Fault) Error() string {
+	if f.Stderr == "" {
+		return "kernel error: " + f.What
+	}
+	return "kernel error: " + f.What + "\n--- kernel stderr (tail) ---\n" + strings.TrimRight(f.Stderr, "\n")
+}
+
+// MaxMessagesPerSession bounds what one session may send before the kernel
+// is declared to be flooding the harness.
+const MaxMessagesPerSession = 200_000
+
+// Kernel is one running, initialized kernel instance.
+type Kernel struct {
+	ep   *adapter.Endpoint
+	rpc  *jsonrpc.Conn
+	Info wire.InitializeResult
+
+	mu     sync.Mutex
+	routes map[string]*route
+	faults []string
+}
+
+type route struct {
+	world *fakes.World
+	count int
+}
+
+// Start launches a kernel and runs the initialize handshake.
+func Start(ctx context.Context, l adapter.Launcher, timeout time.Duration) (*Kernel, error) {
+	ep, err := l.Launch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	k := &Kernel{ep: ep, routes: map[string]*route{}}
+	k.rpc = jsonrpc.New(ep.Out, ep.In, nil, k.handle, jsonrpc.Options{
+		Validate:    validate,
+		OnViolation: func(v *jsonrpc.Violation) { k.fault(v.Error()) },
+		Arrive:      k.arrive,
+	})
+	k.rpc.Start()
+	ictx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err = k.rpc.Call(ictx, wire.MethodInitialize, wire.InitializeParams{
+		ProtocolVersions: []string{wire.Version},
+		Harness:          wire.Peer{Name: "conform", Version: Version},
+	}, &k.Info)
+	if err == nil && k.Info.ProtocolVersion != wire.Version {
+		err = fmt.Errorf("kernel chose protocol version %q, harness speaks %q", k.Info.ProtocolVersion, wire.Version)
+	}
+	if err != nil {
+		f := k.explain(err, "initialize")
+		k.Close()
+		return nil, f
+	}
+	return k, nil
+}
+
+func validate(method string, part jsonrpc.Part, raw json.RawMessage) error {
+	return wire.Validate(method, part.String(), raw)
+}
+
+// Version is the harness version reported in initialize.
+var Version = "0.1.0"
+
+func (k *Kernel) fault(s string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.faults) < 20 {
+		k.faults = append(k.faults, s)
+	}
+}
+
+// Faults lists protocol violations seen so far.
+func (k *Kernel) Faults() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]string(nil), k.faults...)
+}
+
+// Healthy reports whether the kernel can be reused.
+func (k *Kernel) Healthy() bool {
+	select {
+	case <-k.rpc.Done():
+		return false
+	default:
+	}
+	return len(k.Faults()) == 0
+}
+
+// Close stops the kernel (the whole process group for a subprocess).
+func (k *Kernel) Close() {
+	k.rpc.Close()
+	k.ep.Close()
+}
+
+// explain turns a failed call into a Fault that says what the kernel did.
+func (k *Kernel) explain(err error, method string) *Fault {
+	var f *Fault
+	if errors.As(err, &f) {
+		return f
+	}
+	what := ""
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		what = fmt.Sprintf("no answer to %s before the scenario timeout (hang)", method)
+	case errors.Is(err, jsonrpc.ErrClosed):
+		what = k.exitText(method)
+	default:
+		var rerr *jsonrpc.Error
+		if errors.As(err, &rerr) {
+			what = fmt.Sprintf("%s answered with error %d: %s", method, rerr.Code, rerr.Message)
+		} else {
+			what = fmt.Sprintf("%s failed: %v", method, err)
+		}
+	}
+	if fs := k.Faults(); len(fs) > 0 {
+		what += "; " + strings.Join(fs, "; ")
+	}
+	return &Fault{What: what, Stderr: k.ep.StderrTail()}
+}
+
+func (k *Kernel) exitText(method string) string {
+	select {
+	case <-k.ep.Exited():
+	case <-time.After(time.Second):
+		if err := k.rpc.Err(); err != nil {
+			return fmt.Sprintf("connection broke during %s: %v", method, err)
+		}
+		return fmt.Sprintf("kernel closed its output during %s", method)
+	}
+	if err := k.ep.ExitErr(); err != nil {
+		return fmt.Sprintf("kernel exited during %s (%v)", method, err)
+	}
+	if err := k.rpc.Err(); err != nil {
+		return fmt.Sprintf("connection broke during %s: %v", method, err)
+	}
+	return fmt.Sprintf("kernel exited during %s", method)
+}
+
+// Register routes a session's traffic to a world. Child sessions are routed
+// when their session_meta row names a routed parent.
+func (k *Kernel) Register(session string, w *fakes.World) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.routes[session] = &route{world: w}
+}
+
+// Unregister stops routing a scenario's sessions.
+func (k *Kernel) Unregister(w *fakes.World) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for id, r := range k.routes {
+		if r.world == w {
+			delete(k.routes, id)
+		}
+	}
+}
+
+func (k *Kernel) lookup(session string) (*fakes.World, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	r, ok := k.routes[session]
+	if !ok {
+		return nil, false
+	}
+	r.count++
+	if r.count == MaxMessagesPerSession {
+		k.faults = append(k.faults, fmt.Sprintf("flood: session %s sent more than %d messages", session, MaxMessagesPerSession))
+		go k.rpc.Close()
+	}
+	return r.world, r.count < MaxMessagesPerSession
+}
+
+// arrive routes and records every message in arrival order (it runs in the
+// connection's read loop); handle then answers requests concurrently.
+func (k *Kernel) arrive(req *jsonrpc.Request) {
+	session := fakes.SessionOf(req.Params)
+	if req.Method == wire.NotifySessionMeta {
+		k.adoptChild(req.Params)
+	}
+	w, ok := k.lookup(session)
+	if !ok {
+		k.fault(fmt.Sprintf("%s for unknown session %q", req.Method, session))
+		return
+	}
+	if req.IsNotification() {
+		w.Notify(req.Method, req.Params)
+		return
+	}
+	req.Note = routed{w, w.Accept(req.Method, req.Params)}
+}
+
+type routed struct {
+	world   *fakes.World
+	pending *fakes.Pending
+}
+
+func (k *Kernel) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	r, ok := req.Note.(routed)
+	if !ok {
+		if req.IsNotification() {
+			return nil, nil
+		}
+		return nil, &jsonrpc.Error{Code: wire.CodeUnknownSession, Message: "unknown session " + fakes.SessionOf(req.Params)}
+	}
+	return r.world.Respond(ctx, r.pending)
+}
+
+func (k *Kernel) adoptChild(raw json.RawMessage) {
+	var m wire.SessionMeta
+	if json.Unmarshal(raw, &m) != nil || m.ParentSessionID == "" {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if _, known := k.routes[m.SessionID]; known {
+		return
+	}
+	if p, ok := k.routes[m.ParentSessionID]; ok {
+		k.routes[m.SessionID] = &route{world: p.world}
+	}
+}
+
+// Run runs one root session to its end. A non-nil error is always a *Fault.
+func (k *Kernel) Run(ctx context.Context, w *fakes.World, p wire.RunParams, timeout time.Duration) (wire.RunSessionResult, error) {
+	k.Register(p.SessionID, w)
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var res wire.RunSessionResult
+	err := k.rpc.Call(rctx, wire.MethodSessionRun, p, &res)
+	if err != nil {
+		var rerr *jsonrpc.Error
+		if errors.As(err, &rerr) && rerr.Code == wire.CodeConfigRejected {
+			return res, &ConfigRejected{Message: rerr.Message}
+		}
+		return res, k.explain(err, wire.MethodSessionRun)
+	}
+	if fs := k.Faults(); len(fs) > 0 {
+		return res, &Fault{What: strings.Join(fs, "; "), Stderr: k.ep.StderrTail()}
+	}
+	if res.SessionID != p.SessionID {
+		return res, &Fault{What: fmt.Sprintf("session/run answered for session %q, asked for %q", res.SessionID, p.SessionID)}
+	}
+	return res, nil
+}
+
+// ConfigRejected is the kernel refusing a session config before it started
+// (a legitimate answer that some scenarios expect).
+type ConfigRejected struct{ Message string }
+
+func (c *ConfigRejected) Error() string { return "kernel rejected the session config: " + c.Message }
+
+// Cancel asks the kernel to cancel a session.
+func (k *Kernel) Cancel(ctx context.Context, session string) error {
+	return k.rpc.Call(ctx, wire.MethodSessionCancel, wire.CancelParams{SessionID: session}, nil)
+}
+
+// Shutdown asks the kernel to exit cleanly.
+func (k *Kernel) Shutdown(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	_ = k.rpc.Call(ctx, wire.MethodShutdown, wire.Empty{}, nil)
+	k.Close()
+}

@@ -1,0 +1,405 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentconform/conform/spec"
+)
+
+// Reasons Build gives when a scenario supplies none.
+const (
+	reasonNotCovered   = "no scenario covers this requirement yet"
+	reasonUnverifiable = "not verifiable from outside"
+	mustNotSkipped     = "a MUST cannot be skipped: "
+)
+
+// Build folds scenario outcomes into one verdict per catalog requirement and
+// computes the compliance level. It does not modify its arguments. The caller
+// fills in Report.Tool.Version and Report.Protocol.
+//
+// Scenario normalization:
+//   - a scenario whose Requirements is empty gets the catalog IDs among its
+//     tags (with or without the leading "@");
+//   - a scenario with a status other than the five scenario statuses is an
+//     error: an outcome nobody can interpret is never a pass;
+//   - the message log is dropped from passing scenarios, and a negative
+//     duration (a clock going backwards) is clamped to zero;
+//   - scenarios are sorted by file, then line.
+//
+// The verdict on a requirement follows from the scenarios that cover it,
+// taken in file-then-line order. These are the product's honesty rules:
+//
+//  1. No covering scenario: not_tested, never pass.
+//  2. Any covering scenario failed: fail. The reason is the first failure,
+//     prefixed by the scenario's file:line.
+//  3. Else any errored: error, with the first error text as the reason.
+//  4. Else every covering scenario was skipped: skipped, with the skip
+//     reason. A must-class requirement can never be skipped: it becomes fail
+//     with the reason "a MUST cannot be skipped: <scenario>".
+//  5. Else every covering scenario that was not skipped is unverifiable:
+//     unverifiable, with the scenario's reason or the catalog's note. Not
+//     being able to see a violation is not a pass.
+//  6. Else pass: at least one scenario passed and none failed or errored.
+//
+// The compliance level is computed over the agent-loop profile only; seed
+// rows of the separate deterministic-first profile are reported but never
+// raise or lower it:
+//
+//   - "none" when any must-class requirement is fail or error;
+//   - "none" as well when no requirement passed at all: a level earned by
+//     testing nothing would be vacuous;
+//   - otherwise "must"; "should" when in addition no should-class
+//     requirement is fail, error or skipped; "all" when in addition no
+//     may-class requirement is fail, error or skipped.
+//
+// not_tested and unverifiable never count as pass: Complete is true only
+// when there are none of either, and the label of an incomplete run always
+// says "partial" and how much is missing.
+func Build(cat *spec.Catalog, k Kernel, scenarios []ScenarioResult, started time.Time, dur time.Duration) *Report {
+	if cat == nil {
+		cat = &spec.Catalog{}
+	}
+	known := make(map[string]bool, len(cat.Requirements))
+	for _, q := range cat.Requirements {
+		known[q.ID] = true
+	}
+
+	scs := make([]ScenarioResult, len(scenarios))
+	for i, s := range scenarios {
+		scs[i] = normalizeScenario(s, known)
+	}
+	slices.SortStableFunc(scs, compareScenarios)
+
+	covering := make(map[string][]int)
+	for i, s := range scs {
+		for _, id := range s.Requirements {
+			if known[id] {
+				covering[id] = append(covering[id], i)
+			}
+		}
+	}
+
+	k.Capabilities = slices.Clone(k.Capabilities)
+	if k.Readings != nil {
+		readings := make(map[string]string, len(k.Readings))
+		for key, v := range k.Readings {
+			readings[key] = v
+		}
+		k.Readings = readings
+	}
+
+	r := &Report{
+		Tool:         Tool{Name: "conform"},
+		Kernel:       k,
+		StartedAt:    started,
+		Duration:     max(dur, 0),
+		Requirements: make([]RequirementResult, 0, len(cat.Requirements)),
+		Scenarios:    scs,
+	}
+	for _, q := range cat.Requirements {
+		cov := make([]ScenarioResult, len(covering[q.ID]))
+		refs := make([]string, len(covering[q.ID]))
+		for j, i := range covering[q.ID] {
+			cov[j] = scs[i]
+			refs[j] = scs[i].Ref()
+		}
+		status, reason := verdict(q, k, cov)
+		r.Requirements = append(r.Requirements, RequirementResult{
+			ID:        q.ID,
+			Area:      q.Area,
+			Title:     q.Title,
+			Level:     q.Level,
+			Class:     q.Class,
+			Profile:   q.Profile,
+			Matrix:    q.Matrix,
+			Status:    status,
+			Scenarios: refs,
+			Reason:    reason,
+		})
+	}
+	r.Summary = summarize(cat.Areas, r.Requirements, scs)
+	r.Compliance = compliance(r.Requirements)
+	return r
+}
+
+// normalizeScenario returns a copy of s that Build can rely on.
+func normalizeScenario(s ScenarioResult, known map[string]bool) ScenarioResult {
+	s.Tags = slices.Clone(s.Tags)
+	s.Log = slices.Clone(s.Log)
+	if len(s.Requirements) == 0 {
+		s.Requirements = nil
+		for _, t := range s.Tags {
+			if id := strings.TrimPrefix(t, "@"); known[id] {
+				s.Requirements = append(s.Requirements, id)
+			}
+		}
+	} else {
+		s.Requirements = slices.Clone(s.Requirements)
+	}
+	s.Requirements = dedupe(s.Requirements)
+	if !validScenario(s.Status) {
+		text := fmt.Sprintf("unknown scenario status %q", s.Status)
+		if s.Failure != "" {
+			text += ": " + s.Failure
+		}
+		s.Status, s.Failure = Error, text
+	}
+	if s.Status == Pass {
+		s.Log = nil
+	}
+	s.Duration = max(s.Duration, 0)
+	return s
+}
+
+func compareScenarios(a, b ScenarioResult) int {
+	return cmp.Or(
+		cmp.Compare(a.File, b.File),
+		cmp.Compare(a.Line, b.Line),
+		cmp.Compare(a.Name, b.Name),
+	)
+}
+
+func dedupe(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := ids[:0]
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// verdict applies Build's rules 1-6 to one requirement. cov is sorted.
+func verdict(q spec.Requirement, k Kernel, cov []ScenarioResult) (Status, string) {
+	if len(cov) == 0 {
+		return NotTested, reasonNotCovered
+	}
+	if s, ok := first(cov, Fail); ok {
+		return Fail, prefixed(s, "failed")
+	}
+	if s, ok := first(cov, Error); ok {
+		return Error, prefixed(s, "error")
+	}
+	if all(cov, func(s ScenarioResult) bool { return s.Status == Skipped }) {
+		s := cov[0]
+		why := skipReason(q, k, s)
+		if q.Class == classMust {
+			return Fail, mustNotSkipped + s.Ref() + " (" + why + ")"
+		}
+		return Skipped, why
+	}
+	if all(cov, func(s ScenarioResult) bool { return s.Status == Skipped || s.Status == Unverifiable }) {
+		s, _ := first(cov, Unverifiable)
+		switch {
+		case s.Failure != "":
+			return Unverifiable, s.Failure
+		case q.Unverifiable != "":
+			return Unverifiable, q.Unverifiable
+		}
+		return Unverifiable, reasonUnverifiable
+	}
+	return Pass, ""
+}
+
+func first(cov []ScenarioResult, st Status) (ScenarioResult, bool) {
+	for _, s := range cov {
+		if s.Status == st {
+			return s, true
+		}
+	}
+	return ScenarioResult{}, false
+}
+
+func all(cov []ScenarioResult, f func(ScenarioResult) bool) bool {
+	for _, s := range cov {
+		if !f(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// prefixed returns "file:line: text", with fallback when the scenario gave no
+// text.
+func prefixed(s ScenarioResult, fallback string) string {
+	text := s.Failure
+	if text == "" {
+		text = fallback
+	}
+	return s.Ref() + ": " + text
+}
+
+// skipReason is the scenario's own reason or, failing that, the undeclared
+// capability the requirement depends on.
+func skipReason(q spec.Requirement, k Kernel, s ScenarioResult) string {
+	if s.Failure != "" {
+		return s.Failure
+	}
+	if q.Capability != "" && !slices.Contains(k.Capabilities, q.Capability) {
+		return "capability " + q.Capability + " not declared"
+	}
+	return "skipped by " + s.Ref()
+}
+
+func scenarioRef(file string, line int) string {
+	return file + ":" + strconv.Itoa(line)
+}
+
+func summarize(areas []spec.Area, reqs []RequirementResult, scs []ScenarioResult) Summary {
+	sum := Summary{
+		Requirements: fullCounts(nil, RequirementStatuses()),
+		Scenarios:    fullCounts(nil, ScenarioStatuses()),
+		ByArea:       make([]AreaSummary, len(areas)),
+	}
+	index := make(map[string]int, len(areas))
+	for i, a := range areas {
+		index[a.Prefix] = i
+		sum.ByArea[i] = AreaSummary{Prefix: a.Prefix, Name: a.Name, Counts: fullCounts(nil, RequirementStatuses())}
+	}
+	for _, q := range reqs {
+		sum.Requirements[q.Status]++
+		if i, ok := index[q.Area]; ok {
+			sum.ByArea[i].Counts[q.Status]++
+		}
+	}
+	for _, s := range scs {
+		sum.Scenarios[s.Status]++
+	}
+	return sum
+}
+
+// agentLoop reports whether a requirement counts towards the compliance
+// level: seed rows of the deterministic-first profile do not.
+func agentLoop(q RequirementResult) bool {
+	return q.Profile != profileDeterministicFirst && q.Class != classSeed
+}
+
+// compliance computes the level and its label; see Build for the rules.
+func compliance(reqs []RequirementResult) Compliance {
+	var total, passed, notTested, unverifiable, mustFail, mustError, shouldBad, mayBad int
+	for _, q := range reqs {
+		if !agentLoop(q) {
+			continue
+		}
+		total++
+		switch q.Status {
+		case Pass:
+			passed++
+		case NotTested:
+			notTested++
+		case Unverifiable:
+			unverifiable++
+		}
+		bad := q.Status == Fail || q.Status == Error || q.Status == Skipped
+		switch q.Class {
+		case classMust:
+			// A skipped MUST has already become fail in verdict.
+			if q.Status == Fail || q.Status == Skipped {
+				mustFail++
+			} else if q.Status == Error {
+				mustError++
+			}
+		case classShould:
+			if bad {
+				shouldBad++
+			}
+		case classMay:
+			if bad {
+				mayBad++
+			}
+		}
+	}
+
+	c := Compliance{
+		NotTested:    notTested,
+		Unverifiable: unverifiable,
+		Complete:     notTested == 0 && unverifiable == 0,
+	}
+	switch {
+	case mustFail+mustError > 0:
+		c.Level = LevelNone
+		var parts []string
+		if mustFail > 0 {
+			parts = append(parts, fmt.Sprintf("%d MUST %s %s", mustFail, plural(mustFail, "requirement", "requirements"), plural(mustFail, "fails", "fail")))
+		}
+		if mustError > 0 {
+			parts = append(parts, fmt.Sprintf("%d MUST %s ended in error", mustError, plural(mustError, "requirement", "requirements")))
+		}
+		c.Label = "not compliant: " + strings.Join(parts, ", ")
+		return c
+	case passed == 0:
+		c.Level = LevelNone
+		c.Label = fmt.Sprintf("no compliance established: none of %d %s passed", total, plural(total, "requirement", "requirements"))
+		if missing := partial(total, notTested, unverifiable); missing != "" {
+			c.Label += " (" + missing + ")"
+		}
+		return c
+	case shouldBad > 0:
+		c.Level, c.Label = LevelMust, "MUST-compliant"
+	case mayBad > 0:
+		c.Level, c.Label = LevelShould, "SHOULD-compliant"
+	default:
+		c.Level, c.Label = LevelAll, "compliant at every level (MUST, SHOULD and MAY)"
+	}
+	if missing := partial(total, notTested, unverifiable); missing != "" {
+		c.Label += " (partial: " + missing + ")"
+	}
+	return c
+}
+
+// partial says how much of the agent-loop profile the level does not speak
+// for, or "" when nothing is missing.
+func partial(total, notTested, unverifiable int) string {
+	reqs := plural(total, "requirement", "requirements")
+	switch {
+	case notTested > 0 && unverifiable > 0:
+		return fmt.Sprintf("%d of %d %s not tested, %d not verifiable from outside", notTested, total, reqs, unverifiable)
+	case notTested > 0:
+		return fmt.Sprintf("%d of %d %s not tested", notTested, total, reqs)
+	case unverifiable > 0:
+		return fmt.Sprintf("%d of %d %s not verifiable from outside", unverifiable, total, reqs)
+	}
+	return ""
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Failing returns the requirements that fail a CI gate at the given level:
+// those of that class or stricter whose status is fail or error, in catalog
+// order. "must" gates on must-class requirements, "should" on must and
+// should, "all" (or "may") on must, should and may; "none" gates on nothing.
+// Seed rows never gate. The level is case-insensitive; an unrecognized one
+// gates like "all", so a typo cannot loosen a gate.
+func (r *Report) Failing(class string) []RequirementResult {
+	gated := map[string]bool{classMust: true, classShould: true, classMay: true}
+	switch strings.ToLower(strings.TrimSpace(class)) {
+	case LevelNone:
+		return nil
+	case classMust:
+		gated = map[string]bool{classMust: true}
+	case classShould:
+		gated = map[string]bool{classMust: true, classShould: true}
+	}
+	var out []RequirementResult
+	for _, q := range r.Requirements {
+		if gated[q.Class] && agentLoop(q) && (q.Status == Fail || q.Status == Error) {
+			out = append(out, q)
+		}
+	}
+	return out
+}

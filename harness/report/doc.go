@@ -1,0 +1,24 @@
+// Package report turns scenario outcomes into requirement verdicts and writes
+// them as reports.
+//
+// The runner hands Build one ScenarioResult per executed Gherkin scenario,
+// each naming the requirement IDs its tags claim to prove. Build folds those
+// outcomes into one verdict per catalog requirement (pass, fail, error,
+// skipped, unverifiable or not_tested), counts them per area and computes the
+// compliance level a kernel has earned. The aggregation rules are the
+// product's honesty rules and are spelled out on Build: a requirement nobody
+// tested is never a pass, a MUST is never skipped, and what cannot be seen
+// from outside the kernel is never counted as a pass either.
+//
+// The writers render one Report for different readers:
+//
+//   - WriteJSON: the machine-readable report, described by
+//     spec/report.schema.json (ValidateJSON checks a report against it);
+//   - WriteJUnit: JUnit XML for CI test-result viewers, one testcase per
+//     scenario;
+//   - WriteMarkdown: a CI step summary for people;
+//   - WriteText: the terminal summary the CLI prints at the end of a run.
+//
+// Report.Failing gives the requirements that should fail a CI gate at a
+// chosen level.
+package report

@@ -1,0 +1,237 @@
+package report
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// WriteJSON writes the report as indented JSON, in the shape
+// spec/report.schema.json describes.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// JUnit XML shapes, in the dialect most CI viewers (Jenkins, GitLab, GitHub
+// test reporters) read.
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string       `xml:"name,attr"`
+	Classname string       `xml:"classname,attr"`
+	File      string       `xml:"file,attr,omitempty"`
+	Line      int          `xml:"line,attr,omitempty"`
+	Time      string       `xml:"time,attr"`
+	Failure   *junitResult `xml:"failure,omitempty"`
+	Error     *junitResult `xml:"error,omitempty"`
+	Skipped   *junitResult `xml:"skipped,omitempty"`
+}
+
+// junitResult's body is CDATA so that failure texts and message logs keep
+// their line breaks for a person reading the file; xmlText makes it legal.
+type junitResult struct {
+	Message string `xml:"message,attr,omitempty"`
+	Type    string `xml:"type,attr,omitempty"`
+	Body    string `xml:",cdata"`
+}
+
+// WriteJUnit writes the scenarios as JUnit XML: one testsuite per feature
+// file, one testcase per scenario. A testcase is named "[TA-01 TA-18]
+// <scenario name>" and its classname is the area prefixes of the requirements
+// it covers. Failures carry the failure text and the recorded message log;
+// skipped and unverifiable scenarios are both <skipped>, the latter with the
+// message "not verifiable from outside: ...", since JUnit has no status for
+// them and neither is a pass.
+func WriteJUnit(w io.Writer, r *Report) error {
+	byFile := make(map[string][]ScenarioResult)
+	var files []string
+	for _, s := range r.Scenarios {
+		if _, ok := byFile[s.File]; !ok {
+			files = append(files, s.File)
+		}
+		byFile[s.File] = append(byFile[s.File], s)
+	}
+	slices.Sort(files)
+
+	props := []junitProperty{
+		{Name: "kernel.name", Value: r.Kernel.Name},
+		{Name: "kernel.version", Value: r.Kernel.Version},
+		{Name: "protocol", Value: r.Protocol},
+		{Name: "compliance.level", Value: r.Compliance.Level},
+		{Name: "compliance.label", Value: r.Compliance.Label},
+	}
+	var timestamp string
+	if !r.StartedAt.IsZero() {
+		timestamp = r.StartedAt.UTC().Format("2006-01-02T15:04:05")
+	}
+
+	out := junitSuites{Name: junitName(r)}
+	var total time.Duration
+	for _, f := range files {
+		scs := slices.Clone(byFile[f])
+		slices.SortStableFunc(scs, compareScenarios)
+		suite := junitSuite{Name: f, Timestamp: timestamp, Properties: props}
+		var sum time.Duration
+		for _, s := range scs {
+			suite.Cases = append(suite.Cases, junitTestcase(s))
+			suite.Tests++
+			sum += s.Duration
+			switch s.Status {
+			case Pass:
+			case Fail:
+				suite.Failures++
+			case Skipped, Unverifiable:
+				suite.Skipped++
+			default:
+				suite.Errors++
+			}
+		}
+		suite.Time = seconds(sum)
+		total += sum
+		out.Tests += suite.Tests
+		out.Failures += suite.Failures
+		out.Errors += suite.Errors
+		out.Skipped += suite.Skipped
+		out.Suites = append(out.Suites, suite)
+	}
+	if r.Duration > 0 {
+		total = r.Duration
+	}
+	out.Time = seconds(total)
+
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func junitName(r *Report) string {
+	name := "conform"
+	if k := strings.TrimSpace(r.Kernel.Name + " " + r.Kernel.Version); k != "" {
+		name += ": " + k
+	}
+	return name
+}
+
+func junitTestcase(s ScenarioResult) junitCase {
+	c := junitCase{
+		Name:      s.Name,
+		Classname: classname(s.Requirements),
+		File:      s.File,
+		Line:      s.Line,
+		Time:      seconds(s.Duration),
+	}
+	if len(s.Requirements) > 0 {
+		c.Name = "[" + strings.Join(s.Requirements, " ") + "] " + s.Name
+	}
+	switch s.Status {
+	case Pass:
+	case Fail:
+		c.Failure = &junitResult{Message: firstLine(s.Failure, "failed"), Type: string(Fail), Body: withLog(s.Failure, s.Log)}
+	case Skipped:
+		c.Skipped = &junitResult{Message: firstLine(s.Failure, "skipped")}
+	case Unverifiable:
+		msg := reasonUnverifiable
+		if s.Failure != "" {
+			msg += ": " + s.Failure
+		}
+		c.Skipped = &junitResult{Message: msg}
+	default:
+		// Error, and any status Build would have turned into one.
+		c.Error = &junitResult{Message: firstLine(s.Failure, "error"), Type: string(Error), Body: withLog(s.Failure, s.Log)}
+	}
+	return c
+}
+
+// classname is the distinct area prefixes of the requirement IDs, in order,
+// joined by "+" (a dot would read as a package path in JUnit viewers).
+func classname(ids []string) string {
+	var prefixes []string
+	for _, id := range ids {
+		p, _, _ := strings.Cut(id, "-")
+		if !slices.Contains(prefixes, p) {
+			prefixes = append(prefixes, p)
+		}
+	}
+	if len(prefixes) == 0 {
+		return "untagged"
+	}
+	return strings.Join(prefixes, "+")
+}
+
+func withLog(text string, log []string) string {
+	if len(log) > 0 {
+		text += "\n\nmessage log:\n" + strings.Join(log, "\n")
+	}
+	return xmlText(text)
+}
+
+// xmlText replaces what XML 1.0 cannot hold, such as the escape sequences of
+// a coloured stderr tail or invalid UTF-8, with U+FFFD. encoding/xml does
+// this for attributes and character data but not for CDATA.
+func xmlText(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r',
+			r >= 0x20 && r <= 0xD7FF,
+			r >= 0xE000 && r <= 0xFFFD,
+			r >= 0x10000 && r <= 0x10FFFF:
+			return r
+		}
+		return '\uFFFD'
+	}, s)
+}
+
+func firstLine(text, fallback string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	if line = strings.TrimSpace(line); line == "" {
+		return fallback
+	}
+	return line
+}
+
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', 3, 64)
+}

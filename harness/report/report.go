@@ -1,0 +1,336 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"time"
+)
+
+// Status is the outcome of a scenario or the verdict on a requirement.
+type Status string
+
+// Scenario statuses. A requirement's verdict is one of these or NotTested.
+const (
+	// Pass: the scenario ran and every check held.
+	Pass Status = "pass"
+	// Fail: the kernel did something the specification forbids.
+	Fail Status = "fail"
+	// Skipped: the scenario needs an optional capability the kernel declared
+	// it does not have. Never acceptable for a MUST (see Build).
+	Skipped Status = "skipped"
+	// Unverifiable: what the scenario checks cannot be observed from outside
+	// the kernel; only a declaration could answer it. Never counted as a pass.
+	Unverifiable Status = "unverifiable"
+	// Error: the run could not reach a verdict because the kernel crashed,
+	// hung or broke the protocol (or the harness itself failed).
+	Error Status = "error"
+)
+
+// NotTested is the verdict on a requirement no scenario covers. It is a
+// requirement status only; a scenario that ran has one of the other five.
+const NotTested Status = "not_tested"
+
+// ScenarioStatuses returns the five scenario statuses in report order.
+func ScenarioStatuses() []Status {
+	return []Status{Pass, Fail, Error, Skipped, Unverifiable}
+}
+
+// RequirementStatuses returns the six requirement statuses in report order.
+func RequirementStatuses() []Status {
+	return []Status{Pass, Fail, Error, Skipped, Unverifiable, NotTested}
+}
+
+// validScenario reports whether s is one of the five scenario statuses.
+func validScenario(s Status) bool {
+	switch s {
+	case Pass, Fail, Error, Skipped, Unverifiable:
+		return true
+	}
+	return false
+}
+
+// Requirement classes and profiles, as the catalog spells them.
+const (
+	classMust   = "must"
+	classShould = "should"
+	classMay    = "may"
+	classSeed   = "seed"
+
+	profileAgentLoop          = "agent-loop"
+	profileDeterministicFirst = "deterministic-first"
+)
+
+// ScenarioResult is the outcome of one executed Gherkin scenario.
+type ScenarioResult struct {
+	File string   `json:"file"`
+	Line int      `json:"line"`
+	Name string   `json:"name"`
+	Tags []string `json:"tags"`
+	// Requirements are the catalog IDs the scenario's tags claim to prove.
+	// When empty, Build derives them from Tags.
+	Requirements []string `json:"requirements"`
+	Status       Status   `json:"status"`
+	// Duration is written as duration_ms, a float number of milliseconds.
+	Duration time.Duration `json:"-"`
+	// Failure is the failure or error text; for skipped and unverifiable
+	// scenarios it is the reason.
+	Failure string `json:"failure,omitempty"`
+	// Log holds the recorded message log lines. Build keeps it only for
+	// scenarios that did not pass.
+	Log []string `json:"log,omitempty"`
+}
+
+// Ref returns the scenario's "file:line" reference.
+func (s ScenarioResult) Ref() string {
+	return scenarioRef(s.File, s.Line)
+}
+
+// Kernel describes the kernel under test, as it introduced itself.
+type Kernel struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	// Capabilities are the optional capabilities the kernel declared.
+	Capabilities []string `json:"capabilities"`
+	// Readings records how the kernel reads points the specification leaves
+	// open, keyed by the point.
+	Readings map[string]string `json:"readings,omitempty"`
+	// Command is how the harness started the kernel's adapter.
+	Command string `json:"command,omitempty"`
+}
+
+// Tool names the program that produced the report.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Report is the full result of one conformance run.
+type Report struct {
+	Tool     Tool   `json:"tool"`
+	Protocol string `json:"protocol"`
+	Kernel   Kernel `json:"kernel"`
+	// StartedAt is when the run started.
+	StartedAt time.Time `json:"started_at"`
+	// Duration is the run's wall-clock time, written as duration_ms.
+	Duration     time.Duration       `json:"-"`
+	Summary      Summary             `json:"summary"`
+	Compliance   Compliance          `json:"compliance"`
+	Requirements []RequirementResult `json:"requirements"`
+	Scenarios    []ScenarioResult    `json:"scenarios"`
+}
+
+// Summary counts verdicts. Every status key is always present, zero or not.
+type Summary struct {
+	// Requirements counts requirement verdicts over the whole catalog,
+	// deterministic-first seed rows included.
+	Requirements map[Status]int `json:"requirements"`
+	// Scenarios counts scenario outcomes.
+	Scenarios map[Status]int `json:"scenarios"`
+	// ByArea counts requirement verdicts per catalog area, in catalog order.
+	ByArea []AreaSummary `json:"by_area"`
+}
+
+// AreaSummary counts the requirement verdicts of one area.
+type AreaSummary struct {
+	Prefix string         `json:"prefix"`
+	Name   string         `json:"name"`
+	Counts map[Status]int `json:"counts"`
+}
+
+// RequirementResult is the verdict on one catalog requirement.
+type RequirementResult struct {
+	ID    string `json:"id"`
+	Area  string `json:"area"`
+	Title string `json:"title"`
+	// Level is the catalog's wording ("MUST (default)"); Class its
+	// normalized form (must, should, may, seed).
+	Level   string `json:"level"`
+	Class   string `json:"class"`
+	Profile string `json:"profile"`
+	Matrix  bool   `json:"matrix"`
+	Status  Status `json:"status"`
+	// Scenarios are the covering scenarios as "file:line", sorted.
+	Scenarios []string `json:"scenarios"`
+	// Reason says why the status is what it is: the first failure text, the
+	// skip reason, the unverifiable note, or that nothing covers it yet.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Compliance is the level a kernel has earned; see Build for the rules.
+type Compliance struct {
+	// Level is "none", "must", "should" or "all".
+	Level string `json:"level"`
+	// Complete is true only when no agent-loop requirement is not_tested or
+	// unverifiable: only then does Level speak for the whole specification.
+	Complete bool `json:"complete"`
+	// NotTested and Unverifiable count agent-loop requirements.
+	NotTested    int    `json:"not_tested"`
+	Unverifiable int    `json:"unverifiable"`
+	Label        string `json:"label"`
+}
+
+// Compliance levels, from weakest to strongest.
+const (
+	LevelNone   = "none"
+	LevelMust   = "must"
+	LevelShould = "should"
+	LevelAll    = "all"
+)
+
+// --- JSON ---------------------------------------------------------------
+
+// scenarioJSON is ScenarioResult's wire form; it only exists to write the
+// duration in milliseconds.
+type scenarioJSON struct {
+	File         string   `json:"file"`
+	Line         int      `json:"line"`
+	Name         string   `json:"name"`
+	Tags         []string `json:"tags"`
+	Requirements []string `json:"requirements"`
+	Status       Status   `json:"status"`
+	DurationMS   float64  `json:"duration_ms"`
+	Failure      string   `json:"failure,omitempty"`
+	Log          []string `json:"log,omitempty"`
+}
+
+// MarshalJSON writes Duration as duration_ms and nil slices as [].
+func (s ScenarioResult) MarshalJSON() ([]byte, error) {
+	return marshal(scenarioJSON{
+		File:         s.File,
+		Line:         s.Line,
+		Name:         s.Name,
+		Tags:         orEmpty(s.Tags),
+		Requirements: orEmpty(s.Requirements),
+		Status:       s.Status,
+		DurationMS:   millis(s.Duration),
+		Failure:      s.Failure,
+		Log:          s.Log,
+	})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (s *ScenarioResult) UnmarshalJSON(data []byte) error {
+	var v scenarioJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*s = ScenarioResult{
+		File:         v.File,
+		Line:         v.Line,
+		Name:         v.Name,
+		Tags:         v.Tags,
+		Requirements: v.Requirements,
+		Status:       v.Status,
+		Duration:     fromMillis(v.DurationMS),
+		Failure:      v.Failure,
+		Log:          v.Log,
+	}
+	return nil
+}
+
+// reportJSON is Report's wire form, with the fields in reading order.
+type reportJSON struct {
+	Tool         Tool                `json:"tool"`
+	Protocol     string              `json:"protocol"`
+	Kernel       Kernel              `json:"kernel"`
+	StartedAt    time.Time           `json:"started_at"`
+	DurationMS   float64             `json:"duration_ms"`
+	Summary      Summary             `json:"summary"`
+	Compliance   Compliance          `json:"compliance"`
+	Requirements []RequirementResult `json:"requirements"`
+	Scenarios    []ScenarioResult    `json:"scenarios"`
+}
+
+// MarshalJSON writes Duration as duration_ms. It also fills what a
+// hand-assembled Report may leave out, so the output always matches
+// spec/report.schema.json: nil slices become [] and every status key is
+// present in the counts.
+func (r Report) MarshalJSON() ([]byte, error) {
+	k := r.Kernel
+	k.Capabilities = orEmpty(k.Capabilities)
+	sum := Summary{
+		Requirements: fullCounts(r.Summary.Requirements, RequirementStatuses()),
+		Scenarios:    fullCounts(r.Summary.Scenarios, ScenarioStatuses()),
+		ByArea:       make([]AreaSummary, len(r.Summary.ByArea)),
+	}
+	for i, a := range r.Summary.ByArea {
+		a.Counts = fullCounts(a.Counts, RequirementStatuses())
+		sum.ByArea[i] = a
+	}
+	reqs := make([]RequirementResult, len(r.Requirements))
+	for i, q := range r.Requirements {
+		q.Scenarios = orEmpty(q.Scenarios)
+		reqs[i] = q
+	}
+	return marshal(reportJSON{
+		Tool:         r.Tool,
+		Protocol:     r.Protocol,
+		Kernel:       k,
+		StartedAt:    r.StartedAt,
+		DurationMS:   millis(r.Duration),
+		Summary:      sum,
+		Compliance:   r.Compliance,
+		Requirements: reqs,
+		Scenarios:    orEmpty(r.Scenarios),
+	})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (r *Report) UnmarshalJSON(data []byte) error {
+	var v reportJSON
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*r = Report{
+		Tool:         v.Tool,
+		Protocol:     v.Protocol,
+		Kernel:       v.Kernel,
+		StartedAt:    v.StartedAt,
+		Duration:     fromMillis(v.DurationMS),
+		Summary:      v.Summary,
+		Compliance:   v.Compliance,
+		Requirements: v.Requirements,
+		Scenarios:    v.Scenarios,
+	}
+	return nil
+}
+
+// marshal is json.Marshal without HTML escaping: failure texts are full of
+// "<" and "&", and a report is not HTML.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+func millis(d time.Duration) float64 {
+	return float64(d) / float64(time.Millisecond)
+}
+
+func fromMillis(ms float64) time.Duration {
+	return time.Duration(math.Round(ms * float64(time.Millisecond)))
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// fullCounts returns a copy of m with every key in keys present.
+func fullCounts(m map[Status]int, keys []Status) map[Status]int {
+	out := make(map[Status]int, len(keys))
+	for _, k := range keys {
+		out[k] = 0
+	}
+	for k, n := range m {
+		out[k] = n
+	}
+	return out
+}

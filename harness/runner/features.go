@@ -1,0 +1,116 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	gherkin "github.com/cucumber/gherkin/go/v42"
+	messages "github.com/cucumber/messages/go/v34"
+
+	"github.com/agentconform/conform/spec"
+)
+
+// FeatureError is a defect in a feature file.
+type FeatureError struct {
+	File   string
+	Line   int
+	Reason string
+}
+
+func (e *FeatureError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Reason)
+}
+
+// ScenarioInfo is what the harness knows of a scenario before running it.
+type ScenarioInfo struct {
+	File         string
+	Line         int
+	Name         string
+	Requirements []string
+}
+
+// LoadFeatures lists and checks every .feature file under root in fsys. It
+// returns all defects at once, so an author fixes them in one pass.
+func LoadFeatures(fsys fs.FS, root string, cat *spec.Catalog) ([]string, []ScenarioInfo, error) {
+	var files []string
+	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".feature") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(files) == 0 {
+		return nil, nil, fmt.Errorf("no .feature files under %q", root)
+	}
+	sort.Strings(files)
+	var errs []error
+	var infos []ScenarioInfo
+	for _, f := range files {
+		data, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		is, ferrs := checkFeature(f, data, cat)
+		infos = append(infos, is...)
+		errs = append(errs, ferrs...)
+	}
+	return files, infos, errors.Join(errs...)
+}
+
+func checkFeature(file string, data []byte, cat *spec.Catalog) ([]ScenarioInfo, []error) {
+	doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(data), (&messages.Incrementing{}).NewId)
+	if err != nil {
+		return nil, []error{&FeatureError{File: file, Reason: "not valid Gherkin: " + err.Error()}}
+	}
+	if doc.Feature == nil {
+		return nil, []error{&FeatureError{File: file, Reason: "no Feature"}}
+	}
+	var errs []error
+	var infos []ScenarioInfo
+	featureTags := tagNames(doc.Feature.Tags)
+	for _, child := range doc.Feature.Children {
+		sc := child.Scenario
+		if sc == nil {
+			continue
+		}
+		line := int(sc.Location.Line)
+		tags := append(append([]string{}, featureTags...), tagNames(sc.Tags)...)
+		if err := cat.CheckTags(tags); err != nil {
+			errs = append(errs, &FeatureError{File: file, Line: line, Reason: err.Error()})
+		}
+		var ids []string
+		for _, t := range tags {
+			if _, ok := cat.Get(strings.TrimPrefix(t, "@")); ok {
+				ids = append(ids, strings.TrimPrefix(t, "@"))
+			}
+		}
+		if len(ids) == 0 {
+			errs = append(errs, &FeatureError{File: file, Line: line, Reason: fmt.Sprintf("scenario %q is tagged with no requirement ID; every scenario proves at least one", sc.Name)})
+		}
+		infos = append(infos, ScenarioInfo{File: path.Clean(file), Line: line, Name: sc.Name, Requirements: ids})
+	}
+	return infos, errs
+}
+
+func tagNames(ts []*messages.Tag) []string {
+	out := make([]string, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, t.Name)
+	}
+	return out
+}

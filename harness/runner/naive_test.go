@@ -1,0 +1,54 @@
+package runner
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/agentconform/conform/harness/adapter"
+	"github.com/agentconform/conform/harness/report"
+)
+
+func repoRoot(t *testing.T) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// The naive Python kernel proves the protocol is language-neutral: it runs a
+// plain loop, so it passes the turn-order basics and fails every row it
+// ignores (bounds, limit-reached path, spans) — with no harness error.
+func TestNaivePythonKernel(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed")
+	}
+	k := filepath.Join(repoRoot(t), "examples", "naive-kernel-python", "kernel.py")
+	r, err := Run(context.Background(), Options{
+		Launcher: adapter.Subprocess{Argv: []string{py, k}}, Concurrency: 2, ScenarioTimeout: 20 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]report.Status{
+		"TA-01": report.Pass, "TA-10": report.Pass, "TA-18": report.Pass,
+		"TA-02": report.Fail, "TA-08": report.Fail, "TA-20": report.Fail, "TA-21": report.Fail,
+		"TA-17": report.Fail,
+	}
+	got := map[string]report.RequirementResult{}
+	for _, q := range r.Requirements {
+		got[q.ID] = q
+	}
+	for id, st := range want {
+		if got[id].Status != st {
+			t.Errorf("%s: got %s, want %s (%s)", id, got[id].Status, st, got[id].Reason)
+		}
+	}
+	for _, s := range r.Scenarios {
+		if s.Status == report.Error {
+			t.Errorf("harness error on %s:%d %s: %s", s.File, s.Line, s.Name, s.Failure)
+		}
+	}
+}

@@ -1,0 +1,225 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v34"
+
+	"github.com/agentconform/conform/features"
+	"github.com/agentconform/conform/harness/adapter"
+	"github.com/agentconform/conform/harness/driver"
+	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/harness/steps"
+	"github.com/agentconform/conform/spec"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// Options configure a run.
+type Options struct {
+	Launcher adapter.Launcher
+	// FS and Root locate the feature files; default: the embedded suite.
+	FS   fs.FS
+	Root string
+	// Tags is a godog tag expression, e.g. "@TA-01,@TA-02" or "~@slow".
+	Tags            string
+	Concurrency     int
+	ScenarioTimeout time.Duration
+	// Progress, when set, gets one line per finished scenario.
+	Progress io.Writer
+	// LogLines bounds the recorded log kept per non-passing scenario.
+	LogLines int
+}
+
+// ErrIncomplete means the run stopped before every scenario had a verdict.
+var ErrIncomplete = errors.New("run incomplete")
+
+// Version is conform's version, reported in every report.
+var Version = "0.1.0"
+
+var formatSeq atomic.Int64
+
+// Run checks the kernel and returns the report. A non-nil error means the
+// harness could not run (bad features, kernel that cannot start), except
+// ErrIncomplete, which comes with a partial report.
+func Run(ctx context.Context, opt Options) (*report.Report, error) {
+	started := time.Now()
+	if opt.FS == nil {
+		opt.FS, opt.Root = features.FS, "."
+	}
+	if opt.Root == "" {
+		opt.Root = "."
+	}
+	if opt.Concurrency < 1 {
+		opt.Concurrency = 1
+	}
+	if opt.ScenarioTimeout <= 0 {
+		opt.ScenarioTimeout = 20 * time.Second
+	}
+	if opt.LogLines == 0 {
+		opt.LogLines = 60
+	}
+	cat, err := spec.Load()
+	if err != nil {
+		return nil, err
+	}
+	files, _, err := LoadFeatures(opt.FS, opt.Root, cat)
+	if err != nil {
+		return nil, err
+	}
+
+	pool := driver.NewPool(opt.Launcher)
+	defer pool.Close()
+	k, err := pool.Get(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the kernel could not be started and initialized: %w", err)
+	}
+	info := k.Info
+	pool.Put(k)
+
+	env := &steps.Env{Pool: pool, ScenarioTimeout: opt.ScenarioTimeout, Info: info}
+	col := &collector{docs: map[string]*messages.GherkinDocument{}, undefined: map[string]string{}, progress: opt.Progress, logLines: opt.LogLines}
+	format := fmt.Sprintf("conform-%d", formatSeq.Add(1))
+	godog.Format(format, "conform result collector", func(suite string, out io.Writer) godog.Formatter {
+		return &collectFmt{BaseFmt: godog.NewBaseFmt(suite, io.Discard), col: col}
+	})
+	suite := godog.TestSuite{
+		Name: "conform",
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			steps.Register(sc, env, col.add)
+		},
+		Options: &godog.Options{
+			Format: format, Output: io.Discard, FS: opt.FS, Paths: files,
+			Tags: opt.Tags, Concurrency: opt.Concurrency, Strict: true, NoColors: true,
+			DefaultContext: ctx,
+		},
+	}
+	suite.Run()
+
+	results := col.results()
+	r := report.Build(cat, report.Kernel{
+		Name: info.Kernel.Name, Version: info.Kernel.Version, Capabilities: info.Capabilities,
+		Readings: info.Readings, Command: opt.Launcher.Describe(),
+	}, results, started, time.Since(started))
+	r.Tool = report.Tool{Name: "conform", Version: Version}
+	r.Protocol = wire.Version
+	if ctx.Err() != nil {
+		return r, ErrIncomplete
+	}
+	return r, nil
+}
+
+// collector turns scenario outcomes into report rows.
+type collector struct {
+	mu        sync.Mutex
+	docs      map[string]*messages.GherkinDocument
+	undefined map[string]string // pickle id → step text
+	outs      []steps.Outcome
+	times     map[string]time.Duration
+	progress  io.Writer
+	logLines  int
+	rows      []report.ScenarioResult
+}
+
+func (c *collector) add(o steps.Outcome) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	row := c.row(o)
+	c.rows = append(c.rows, row)
+	if c.progress != nil {
+		fmt.Fprintf(c.progress, "%-12s %s:%d  %s\n", strings.ToUpper(string(row.Status)), row.File, row.Line, row.Name)
+	}
+}
+
+func (c *collector) results() []report.ScenarioResult {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]report.ScenarioResult(nil), c.rows...)
+}
+
+// row decides the verdict. Order matters: a kernel fault outranks a failed
+// check (the check may have failed because of it), and a skip is only ever
+// a declared missing capability.
+func (c *collector) row(o steps.Outcome) report.ScenarioResult {
+	p, s := o.Pickle, o.State
+	var tags []string
+	for _, t := range p.Tags {
+		tags = append(tags, t.Name)
+	}
+	row := report.ScenarioResult{File: p.Uri, Line: c.line(p), Name: p.Name, Tags: tags, Duration: s.Elapsed()}
+	switch {
+	case s.Fault != nil:
+		row.Status, row.Failure = report.Error, s.Fault.Error()
+	case c.undefined[p.Id] != "":
+		row.Status, row.Failure = report.Error, "the harness has no step matching: "+c.undefined[p.Id]
+	case s.Skip != "":
+		row.Status, row.Failure = report.Skipped, s.Skip
+	case o.Err != nil && !errors.Is(o.Err, godog.ErrSkip):
+		row.Status, row.Failure = report.Fail, o.Err.Error()
+	case s.Unverifiable != "":
+		row.Status, row.Failure = report.Unverifiable, s.Unverifiable
+	default:
+		row.Status = report.Pass
+	}
+	if row.Status != report.Pass {
+		row.Log = s.World.Log.Lines(c.logLines)
+	}
+	return row
+}
+
+// line finds the scenario's (or example row's) line from godog's own parse.
+func (c *collector) line(p *godog.Scenario) int {
+	doc := c.docs[p.Uri]
+	if doc == nil || doc.Feature == nil || len(p.AstNodeIds) == 0 {
+		return 0
+	}
+	want := p.AstNodeIds[len(p.AstNodeIds)-1]
+	for _, ch := range doc.Feature.Children {
+		sc := ch.Scenario
+		if sc == nil {
+			continue
+		}
+		if sc.Id == want {
+			return int(sc.Location.Line)
+		}
+		for _, ex := range sc.Examples {
+			for _, row := range ex.TableBody {
+				if row.Id == want {
+					return int(row.Location.Line)
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// collectFmt is a godog formatter that only remembers the parsed documents
+// (for line numbers) and undefined steps.
+type collectFmt struct {
+	*godog.BaseFmt
+	col *collector
+}
+
+func (f *collectFmt) Feature(doc *messages.GherkinDocument, uri string, _ []byte) {
+	f.col.mu.Lock()
+	defer f.col.mu.Unlock()
+	f.col.docs[uri] = doc
+}
+
+func (f *collectFmt) Undefined(p *messages.Pickle, st *messages.PickleStep, _ *godog.StepDefinition) {
+	f.col.mu.Lock()
+	defer f.col.mu.Unlock()
+	if f.col.undefined[p.Id] == "" {
+		f.col.undefined[p.Id] = st.Text
+	}
+}
+
+func (f *collectFmt) Summary() {}

@@ -1,0 +1,151 @@
+package steps
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// Span checks (TA-17). The kernel maps its span names to roles with the
+// `role` field; containment is checked against the harness's own arrival
+// and answer times of the requests the spans must cover. The slack absorbs
+// clock-read granularity only: a span that really covers a request starts
+// before the request is sent and ends after its answer arrives.
+const spanSlack = 5 * time.Millisecond
+
+type spanIndex struct {
+	byID  map[string]wire.Span
+	spans []wire.Span
+}
+
+func (s *Scenario) spanIndex() spanIndex {
+	ix := spanIndex{byID: map[string]wire.Span{}}
+	for _, sp := range s.World.Spans() {
+		if sp.SessionID != s.SessionID {
+			continue
+		}
+		ix.spans = append(ix.spans, sp)
+		ix.byID[sp.SpanID] = sp
+	}
+	return ix
+}
+
+func (ix spanIndex) role(r string) []wire.Span {
+	var out []wire.Span
+	for _, sp := range ix.spans {
+		if sp.Role == r {
+			out = append(out, sp)
+		}
+	}
+	return out
+}
+
+// ancestor returns the nearest ancestor of sp with the role, if any.
+func (ix spanIndex) ancestor(sp wire.Span, role string) (wire.Span, bool) {
+	for i := 0; i < 64 && sp.ParentSpanID != ""; i++ {
+		p, ok := ix.byID[sp.ParentSpanID]
+		if !ok {
+			return wire.Span{}, false
+		}
+		if p.Role == role {
+			return p, true
+		}
+		sp = p
+	}
+	return wire.Span{}, false
+}
+
+func covers(sp wire.Span, e calllog.Entry) bool {
+	start, end := e.Start.UnixNano(), e.End.UnixNano()
+	return sp.StartUnixNano <= start+int64(spanSlack) && sp.EndUnixNano >= end-int64(spanSlack)
+}
+
+func within(inner, outer wire.Span) bool {
+	return outer.StartUnixNano <= inner.StartUnixNano+int64(spanSlack) && outer.EndUnixNano >= inner.EndUnixNano-int64(spanSlack)
+}
+
+func (s *Scenario) turnSpanCount() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	turns := len(s.turns()) - 1
+	got := len(s.spanIndex().role(wire.RoleTurn))
+	if got != turns {
+		return fmt.Errorf("expected one %q span per turn (%d turns), the kernel sent %d", wire.RoleTurn, turns, got)
+	}
+	return nil
+}
+
+// coveredBy checks that each request with the method lies inside a span of
+// the role whose ancestor (or self, for turn) is a turn span containing it.
+func (s *Scenario) coveredBy(method, role string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	ix := s.spanIndex()
+	n := 0
+	for _, e := range s.requests() {
+		if e.Method != method {
+			continue
+		}
+		n++
+		ok := false
+		for _, sp := range ix.role(role) {
+			if !covers(sp, e) {
+				continue
+			}
+			if t, found := ix.ancestor(sp, wire.RoleTurn); found && within(sp, t) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return fmt.Errorf("request #%d (%s) is not covered by a %q span nested in a %q span (spans sent: %d %s, %d %s)",
+				e.Seq, e.Label, role, wire.RoleTurn, len(ix.role(role)), role, len(ix.role(wire.RoleTurn)), wire.RoleTurn)
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("the scenario recorded no %s request to check", method)
+	}
+	return nil
+}
+
+// policyChainBeforeApply: every turn with a resource call has a policy_chain
+// span inside its turn span that ends before the turn's first resource
+// invoke starts (step 11 precedes step 12).
+func (s *Scenario) policyChainBeforeApply(tool string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	ix := s.spanIndex()
+	checked := 0
+	for i, turn := range s.turns() {
+		if i == 0 {
+			continue
+		}
+		for _, e := range turn {
+			if e.Label != "invoke "+tool {
+				continue
+			}
+			checked++
+			ok := false
+			for _, sp := range ix.role(wire.RolePolicyChain) {
+				t, found := ix.ancestor(sp, wire.RoleTurn)
+				if found && within(sp, t) && sp.EndUnixNano <= e.Start.UnixNano()+int64(spanSlack) && t.StartUnixNano <= e.Start.UnixNano() && t.EndUnixNano >= e.End.UnixNano()-int64(spanSlack) {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				return fmt.Errorf("turn %d applied %q (#%d) without a %q span in that turn's span ending before it", i, tool, e.Seq, wire.RolePolicyChain)
+			}
+			break
+		}
+	}
+	if checked == 0 {
+		return fmt.Errorf("the scenario recorded no invoke of %q to check", tool)
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentconform/conform/fakes"
+	"github.com/agentconform/conform/harness/driver"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// Env is what every scenario shares: where kernels come from and how long a
+// session may take before the kernel is declared hung.
+type Env struct {
+	Pool            *driver.Pool
+	ScenarioTimeout time.Duration
+	// Info is the kernel's initialize answer (capabilities, readings).
+	Info wire.InitializeResult
+}
+
+var sessionSeq atomic.Int64
+
+// Scenario is one scenario's state.
+type Scenario struct {
+	env   *Env
+	World *fakes.World
+	Cfg   wire.SessionConfig
+	// Prompt is the user's first message.
+	Prompt    string
+	SessionID string
+
+	kernel   *driver.Kernel
+	ran      bool
+	Result   wire.RunSessionResult
+	Rejected *driver.ConfigRejected
+	// Fault is set when the kernel broke the protocol: verdict error.
+	Fault error
+	// Skip and Unverifiable carry the reason for those verdicts.
+	Skip         string
+	Unverifiable string
+
+	started, ended time.Time
+
+	cancelOnHang int
+	modelTools   []string // tool names the scenario declared, in order
+}
+
+// newScenario starts a scenario with the defaults every check relies on: one
+// fake model with a simple price, telemetry on, explicit hook timeout.
+func newScenario(env *Env) *Scenario {
+	n := sessionSeq.Add(1)
+	now := time.Now()
+	maxTurns := 25 // a safety net so a kernel without done detection still ends
+	return &Scenario{
+		env:       env,
+		started:   now,
+		World:     fakes.NewWorld(),
+		Prompt:    fmt.Sprintf("Please help with task %d.", n),
+		SessionID: fmt.Sprintf("conform-s%d", n),
+		Cfg: wire.SessionConfig{
+			Profile:          "conform",
+			WorkingDirectory: "/conform/work",
+			Bounds:           wire.Bounds{MaxTurns: &maxTurns},
+			Hooks:            wire.Hooks{DefaultTimeoutMS: 2000, Subscribers: []wire.Subscriber{}},
+			Policy:           wire.Policy{Rules: []wire.PolicyRule{}},
+			Telemetry:        true,
+			Model: wire.ModelSpec{
+				Name: "fake-model", SupportsToolUse: true, SupportsParallelToolCalls: true,
+				Pricing: wire.Pricing{Currency: "USD", Tiers: []wire.PricingTier{{InputPerMtok: 1, OutputPerMtok: 2}}},
+			},
+			Tools: []wire.ToolSchema{},
+		},
+	}
+}
+
+// run drives the session to its end once.
+func (s *Scenario) run(ctx context.Context) error {
+	if s.ran {
+		return errors.New("the scenario runs the session twice")
+	}
+	s.ran = true
+	k, err := s.env.Pool.Get(ctx)
+	if err != nil {
+		s.Fault = err
+		return err
+	}
+	s.kernel = k
+	if s.cancelOnHang > 0 {
+		s.World.Model.OnHang = func(session string) {
+			go func() { _ = k.Cancel(context.Background(), session) }()
+		}
+	}
+	res, err := k.Run(ctx, s.World, wire.RunParams{SessionID: s.SessionID, Prompt: s.Prompt, Config: s.Cfg}, s.env.ScenarioTimeout)
+	s.Result = res
+	var rej *driver.ConfigRejected
+	switch {
+	case errors.As(err, &rej):
+		s.Rejected = rej
+		return nil
+	case err != nil:
+		s.Fault = err
+		return err
+	}
+	if p := s.World.Problems(); len(p) > 0 {
+		s.Fault = &driver.Fault{What: strings.Join(p, "; ")}
+		return s.Fault
+	}
+	return nil
+}
+
+// release ends the scenario: held fakes are let go, and the kernel goes back
+// to the pool, or away if it faulted.
+func (s *Scenario) release() {
+	s.ended = time.Now()
+	s.World.Close()
+	if s.kernel == nil {
+		return
+	}
+	s.kernel.Unregister(s.World)
+	if s.Fault != nil {
+		s.env.Pool.Discard(s.kernel)
+	} else {
+		s.env.Pool.Put(s.kernel)
+	}
+	s.kernel = nil
+}
+
+func (s *Scenario) mustHaveRun() error {
+	if !s.ran {
+		return errors.New("step needs the session to have run (add \"When the session runs\")")
+	}
+	if s.Rejected != nil {
+		return fmt.Errorf("the kernel rejected the session config: %s", s.Rejected.Message)
+	}
+	return nil
+}
+
+// Elapsed is how long the scenario took.
+func (s *Scenario) Elapsed() time.Duration {
+	if s.ended.IsZero() {
+		return time.Since(s.started)
+	}
+	return s.ended.Sub(s.started)
+}
