@@ -37,6 +37,10 @@ type Model struct {
 	every   *Reply
 	count   map[string]int
 	Default Reply
+	// Cap is the most requests a session gets scripted answers for; past
+	// it the model only says it is done, so a kernel that never stops still
+	// ends and is judged by the checks instead of the scenario timeout.
+	Cap int
 	// OnHang, when set, is told when a hanging reply starts, so a scenario
 	// can act (cancel the session) while the model call is in flight.
 	OnHang func(session string)
@@ -44,7 +48,7 @@ type Model struct {
 
 func newModel() *Model {
 	return &Model{byN: map[int]Reply{}, count: map[string]int{},
-		Default: Reply{Text: "All done."}}
+		Default: Reply{Text: "All done."}, Cap: 60}
 }
 
 // On scripts request n of every session.
@@ -67,6 +71,9 @@ func (m *Model) next(session string) (Reply, int) {
 	defer m.mu.Unlock()
 	m.count[session]++
 	n := m.count[session]
+	if m.Cap > 0 && n > m.Cap {
+		return m.Default, n
+	}
 	if r, ok := m.byN[n]; ok {
 		return r, n
 	}

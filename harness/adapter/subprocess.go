@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -74,15 +75,24 @@ func (s Subprocess) Launch(ctx context.Context) (*Endpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	// Our own pipe rather than StdoutPipe: Wait must not close stdout
+	// under the reader, or the kernel's last lines before exiting are lost.
+	stdout, stdoutW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
+	cmd.Stdout = stdoutW
 	tail := NewTail(8 << 10)
 	cmd.Stderr = tail
+	// A crashed kernel's own children may keep stderr open; do not let
+	// that delay noticing the exit.
+	cmd.WaitDelay = 200 * time.Millisecond
 	if err := cmd.Start(); err != nil {
+		stdout.Close()
+		stdoutW.Close()
 		return nil, fmt.Errorf("start kernel %q: %w", strings.Join(s.Argv, " "), err)
 	}
+	stdoutW.Close()
 	ep := &Endpoint{Out: stdout, In: stdin, stderr: tail, exited: make(chan struct{})}
 	go func() { ep.setExit(cmd.Wait()) }()
 	var once sync.Once
@@ -97,6 +107,7 @@ func (s Subprocess) Launch(ctx context.Context) (*Endpoint, error) {
 			}
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-ep.exited
+			stdout.Close()
 		})
 		return nil
 	}

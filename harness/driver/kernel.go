@@ -250,6 +250,10 @@ func (k *Kernel) Run(ctx context.Context, w *fakes.World, p wire.RunParams, time
 	k.Register(p.SessionID, w)
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	// A kernel that stops reading its input can block our writes; past the
+	// scenario's deadline, stop it so that nothing waits on it any more.
+	stop := context.AfterFunc(rctx, func() { k.ep.Close() })
+	defer stop()
 	var res wire.RunSessionResult
 	err := k.rpc.Call(rctx, wire.MethodSessionRun, p, &res)
 	if err != nil {

@@ -245,8 +245,7 @@ func (c *Conn) readLoop() {
 
 func (c *Conn) dispatch(line []byte) error {
 	var m wireMsg
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if err := dec.Decode(&m); err != nil {
+	if err := json.Unmarshal(line, &m); err != nil {
 		return c.violation("not a JSON-RPC message ("+err.Error()+")", line)
 	}
 	if m.JSONRPC != "2.0" {
@@ -401,6 +400,9 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 
 // CallRaw is Call without decoding.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	pb, err := json.Marshal(params)
 	if err != nil {
 		return nil, err
@@ -423,7 +425,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		return r.result, r.err
 	case <-ctx.Done():
 		c.forget(id)
-		_ = c.Notify("$/cancelRequest", map[string]json.RawMessage{"id": id})
+		go c.Notify("$/cancelRequest", map[string]json.RawMessage{"id": id}) // never block on a peer that stopped reading
 		return nil, ctx.Err()
 	}
 }

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/json"
 	"io/fs"
+	"os"
 	"reflect"
 	"slices"
 	"sort"
@@ -464,6 +465,93 @@ func BenchmarkValidate(b *testing.B) {
 	for b.Loop() {
 		if err := Validate(MethodModelStream, PartParams, body); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestProtocolExamples validates every wire line of spec/PROTOCOL.md (the
+// ```jsonl blocks), so the document's examples cannot drift from the
+// schemas. A response is checked against the method of the request with the
+// same id earlier in the same block.
+func TestProtocolExamples(t *testing.T) {
+	doc, err := os.ReadFile("../PROTOCOL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes := map[int]bool{
+		CodeParseError: true, CodeInvalidRequest: true, CodeMethodNotFound: true, CodeInvalidParams: true,
+		CodeInternal: true, CodeConfigRejected: true, CodeHookFailed: true, CodeProcessCrashed: true,
+		CodeCancelled: true, CodeUnknownSession: true, CodeVersionMismatch: true,
+	}
+	covered := map[string]bool{}
+	lines := strings.Split(string(doc), "\n")
+	inBlock := false
+	methodOf := map[string]string{}
+	for n, line := range lines {
+		switch {
+		case strings.HasPrefix(line, "```jsonl"):
+			inBlock, methodOf = true, map[string]string{}
+			continue
+		case strings.HasPrefix(line, "```"):
+			inBlock = false
+			continue
+		case !inBlock || strings.TrimSpace(line) == "":
+			continue
+		}
+		where := "PROTOCOL.md:" + strconv.Itoa(n+1)
+		var m struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Method  string          `json:"method"`
+			Params  json.RawMessage `json:"params"`
+			Result  json.RawMessage `json:"result"`
+			Error   *struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&m); err != nil {
+			t.Errorf("%s: not a JSON-RPC line: %v", where, err)
+			continue
+		}
+		if m.JSONRPC != "2.0" {
+			t.Errorf("%s: jsonrpc is %q", where, m.JSONRPC)
+		}
+		switch {
+		case m.Method != "":
+			if m.ID != nil {
+				methodOf[string(m.ID)] = m.Method
+				if IsNotification(m.Method) {
+					t.Errorf("%s: notification %s has an id", where, m.Method)
+				}
+			} else if !IsNotification(m.Method) {
+				t.Errorf("%s: request %s has no id", where, m.Method)
+			}
+			if err := Validate(m.Method, PartParams, m.Params); err != nil {
+				t.Errorf("%s: %s params: %v", where, m.Method, err)
+			}
+			covered[m.Method+" params"] = true
+		case m.Error != nil:
+			if !codes[m.Error.Code] {
+				t.Errorf("%s: error code %d is not one of the protocol's", where, m.Error.Code)
+			}
+		default:
+			method, ok := methodOf[string(m.ID)]
+			if !ok {
+				t.Errorf("%s: response to id %s without its request in the block", where, m.ID)
+				continue
+			}
+			if err := Validate(method, PartResult, m.Result); err != nil {
+				t.Errorf("%s: %s result: %v", where, method, err)
+			}
+			covered[method+" result"] = true
+		}
+	}
+	for _, p := range allParts() {
+		if !covered[p[0]+" "+p[1]] {
+			t.Errorf("PROTOCOL.md has no example of %s %s", p[0], p[1])
 		}
 	}
 }

@@ -1,0 +1,49 @@
+# conform — conformance toolkit for agent-loop kernels.
+GO      ?= go
+BIN     := bin/conform
+REPORTS := reports
+
+.PHONY: all build conform test vet unit suite mutants bench python-test clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/conform
+
+# The main job: the whole suite against the reference kernel, run as a
+# subprocess exactly like a third-party kernel, with the reports written.
+conform: build
+	$(BIN) run --kernel "$(BIN) kernel" -j 2 \
+		--report-json $(REPORTS)/reference.json \
+		--markdown $(REPORTS)/reference.md \
+		--junit $(REPORTS)/reference.junit.xml
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+python-test:
+	@if command -v python3 >/dev/null; then python3 -m unittest discover -s examples/naive-kernel-python; \
+	else echo "python3 not found: skipping the naive Python kernel's self-test"; fi
+
+# The suite against the reference kernel as a subprocess; fails on any
+# failing or erring requirement at any level.
+suite: build
+	@mkdir -p $(REPORTS)/tmp
+	$(BIN) run --kernel "$(BIN) kernel" -j 2 --require all -q \
+		--report-json $(REPORTS)/tmp/reference.json
+
+mutants:
+	$(GO) test -count=1 -run TestKillMatrix ./refkernel/mutants/ -args -write-kill-matrix=$(CURDIR)/$(REPORTS)
+
+test: vet unit python-test suite mutants
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 2000x ./refkernel/loop/
+	$(GO) test -run '^$$' -bench . ./harness/driver/
+
+clean:
+	rm -rf bin $(REPORTS)/tmp

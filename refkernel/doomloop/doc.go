@@ -1,0 +1,16 @@
+// Package doomloop is the kernel-owned detector of a model repeating the
+// same call (TA-12, TA-26).
+//
+// A call's hash covers the tool name and the canonical JSON of its input
+// (keys sorted, no whitespace, numbers as written), not the provider.
+// The loop feeds one session-wide sequence of data_source and resource
+// calls, in message order, across turns, whatever their outcome (A-01,
+// A-02); interactive calls are invisible. At step 16 the detector
+// fires when the last threshold hashes are equal. window_size only bounds
+// the history kept. The model-check tier (TA-13) is not implemented;
+// model_check_window is accepted and ignored.
+//
+// Readings declared by the kernel: "doom_loop.default_threshold" = "3" and
+// "doom_loop.status" = "error_max_turns" (A-06: there is no status of its
+// own, failed would break TA-08, and completed would look like success).
+package doomloop

@@ -1,0 +1,90 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/agentconform/conform/refkernel/host"
+	"github.com/agentconform/conform/refkernel/internal/await"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// Timeout is a subscriber's effective deadline; zero means none.
+func Timeout(sub wire.Subscriber, defaultMS int) time.Duration {
+	ms := sub.TimeoutMS
+	if ms == 0 {
+		ms = defaultMS
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// call dispatches to one subscriber under its deadline. It returns the
+// answer, or the failure category when the subscriber failed, or an error
+// when the session itself was cancelled (which is nobody's failure).
+func (Standard) call(ctx context.Context, env Env, req Request, sub wire.Subscriber, p wire.HookPayload) (wire.HookDispatchResult, string, error) {
+	ctx, span := env.Tracer.Start(ctx, wire.RoleHookSubscribe, "hook_subscriber "+sub.ID, spanAttrs(req.CallContext,
+		attribute.String(AttrPoint, req.Point),
+		attribute.String(AttrSubscriber, sub.ID),
+		attribute.String(AttrMode, sub.Mode))...)
+	defer span.End()
+
+	timeout := Timeout(sub, req.Hooks.DefaultTimeoutMS)
+	params := wire.HookDispatchParams{
+		CallContext: req.CallContext,
+		Point:       req.Point,
+		Subscriber:  sub.ID,
+		Mode:        sub.Mode,
+		TimeoutMS:   int(timeout / time.Millisecond),
+		Payload:     p,
+	}
+	res, err := await.Call(ctx, timeout, func(ctx context.Context) (wire.HookDispatchResult, error) {
+		return env.Host.Hook(ctx, params)
+	})
+	if err == nil {
+		return res, "", nil
+	}
+	if ctx.Err() != nil {
+		return res, "", ctx.Err()
+	}
+	return res, category(sub.Mode, err), nil
+}
+
+// category classifies a failed call by what went wrong and the mode.
+func category(mode string, err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return wire.HookErrTimeout
+	case host.HasCode(err, wire.CodeProcessCrashed):
+		return wire.HookErrProcessCrashed
+	case mode == wire.ModeTransform:
+		return wire.HookErrTransformFailed
+	case mode == wire.ModeVeto:
+		return wire.HookErrVetoFailed
+	default:
+		return wire.HookErrUnknown
+	}
+}
+
+func reportFailure(env Env, req Request, sub wire.Subscriber, cat, msg string) {
+	host.Emit(env.Host, req.CallContext.SessionID, req.CallContext.TurnID, wire.EventHookError, sub.ID, map[string]any{
+		"point":      req.Point,
+		"subscriber": sub.ID,
+		"mode":       sub.Mode,
+		"category":   cat,
+		"message":    msg,
+	})
+}
+
+func failure(cat, msg string) error { return fmt.Errorf("%s: %s", cat, msg) }
+
+func describe(res wire.HookDispatchResult) string {
+	s := fmt.Sprintf("outcome %q", res.Outcome)
+	if res.Decision != "" {
+		s += fmt.Sprintf(" with decision %q", res.Decision)
+	}
+	return s
+}

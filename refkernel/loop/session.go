@@ -1,0 +1,231 @@
+package loop
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/agentconform/conform/refkernel/bounds"
+	"github.com/agentconform/conform/refkernel/clock"
+	"github.com/agentconform/conform/refkernel/doomloop"
+	"github.com/agentconform/conform/refkernel/hooks"
+	"github.com/agentconform/conform/refkernel/host"
+	"github.com/agentconform/conform/refkernel/ids"
+	"github.com/agentconform/conform/refkernel/plangate"
+	"github.com/agentconform/conform/refkernel/trace"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// DefaultPreviewTimeout is the deadline of one tool/preview call (PA-12).
+const DefaultPreviewTimeout = 2 * time.Second
+
+// Setup is everything a session is made from.
+type Setup struct {
+	Parts          Parts
+	Host           host.Host
+	Clock          clock.Clock    // default clock.System
+	IDs            ids.Generator  // default ids.Random
+	PreviewTimeout time.Duration  // default DefaultPreviewTimeout
+	Store          plangate.Store // ALWAYS decisions; default a fresh MemoryStore
+	Params         wire.RunParams
+}
+
+// Session is one root session. Only the goroutine running Run touches its
+// state; tool calls running in parallel write only their own Call.
+type Session struct {
+	parts          Parts
+	host           host.Host
+	clock          clock.Clock
+	ids            ids.Generator
+	previewTimeout time.Duration
+	cfg            wire.SessionConfig
+	id             string
+	prompt         string
+	tools          map[string]wire.ToolSchema
+	specs          []wire.ToolSpec
+	gate           *plangate.Gate
+	tracer         trace.Tracer
+
+	started   time.Time
+	history   []wire.Message
+	hashes    []string // doom-loop sequence, newest last
+	turns     int      // ordinary turns started
+	ran       int      // every turn started, the final-answer turn included
+	costUSD   float64
+	inTokens  int64
+	outTokens int64
+	retries   int
+	final     *wire.Message
+}
+
+// NewSession checks the config and prepares a session; a refused config is
+// a *ConfigError.
+func NewSession(s Setup) (*Session, error) {
+	parts := s.Parts.WithDefaults()
+	if err := validate(s.Params, parts); err != nil {
+		return nil, &ConfigError{Reason: err.Error()}
+	}
+	if s.Clock == nil {
+		s.Clock = clock.System{}
+	}
+	if s.IDs == nil {
+		s.IDs = ids.Random()
+	}
+	if s.PreviewTimeout <= 0 {
+		s.PreviewTimeout = DefaultPreviewTimeout
+	}
+	if s.Store == nil {
+		s.Store = &plangate.MemoryStore{}
+	}
+	cfg := s.Params.Config
+	sess := &Session{
+		parts:          parts,
+		host:           s.Host,
+		clock:          s.Clock,
+		ids:            s.IDs,
+		previewTimeout: s.PreviewTimeout,
+		cfg:            cfg,
+		id:             s.Params.SessionID,
+		prompt:         s.Params.Prompt,
+		tools:          map[string]wire.ToolSchema{},
+		specs:          []wire.ToolSpec{},
+		tracer:         parts.Tracer(trace.Settings{Enabled: cfg.Telemetry, SessionID: s.Params.SessionID, Notifier: s.Host, Clock: s.Clock}),
+	}
+	for _, t := range cfg.Tools {
+		sess.tools[t.Name] = t
+		// Plan mode works by never offering resource tools (PA-04).
+		if cfg.PlanMode && t.Kind == wire.KindResource {
+			continue
+		}
+		sess.specs = append(sess.specs, wire.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+	}
+	sess.gate = plangate.NewGate(plangate.GateConfig{
+		Policy:        parts.Policy,
+		Rules:         cfg.Policy.Rules,
+		Profile:       cfg.Profile,
+		PersistAlways: cfg.Policy.PersistAlways,
+		Store:         s.Store,
+		Frontend:      s.Host,
+	})
+	return sess, nil
+}
+
+// Run runs the session to its end and returns its result.
+func (s *Session) Run(ctx context.Context) wire.RunSessionResult {
+	s.started = s.clock.Now()
+	ctx, span := s.tracer.Start(ctx, wire.RoleSession, "session", attribute.String("conform.profile", s.cfg.Profile))
+	s.meta(wire.StatusRunning)
+
+	status, err := s.loop(ctx)
+
+	// session-end must fire even for a cancelled session, so it runs on a
+	// context that keeps the span but not the cancellation.
+	endCtx := context.WithoutCancel(ctx)
+	_, _ = s.dispatch(endCtx, s.sessionCC(), wire.PointSessionEnd, wire.HookPayload{
+		SessionID: s.id, Status: status, FinalMessage: s.final,
+	})
+	s.meta(status)
+	span.SetAttributes(attribute.String("conform.status", status))
+	span.End()
+	_ = s.tracer.Shutdown(endCtx)
+
+	res := wire.RunSessionResult{
+		SessionID:         s.id,
+		Status:            status,
+		FinalMessage:      s.final,
+		TotalCostUSD:      s.costUSD,
+		TotalInputTokens:  s.inTokens,
+		TotalOutputTokens: s.outTokens,
+		Turns:             s.ran,
+	}
+	if err != nil {
+		res.Error = err.Error()
+	}
+	return res
+}
+
+// loop runs session-start and the turns, and returns the final status.
+func (s *Session) loop(ctx context.Context) (string, error) {
+	if _, err := s.dispatch(ctx, s.sessionCC(), wire.PointSessionStart, wire.HookPayload{SessionID: s.id, Prompt: s.prompt}); err != nil {
+		return s.failure(ctx, err)
+	}
+	s.history = []wire.Message{textMessage("user", s.prompt)}
+	for {
+		if ctx.Err() != nil {
+			return wire.StatusCancelled, nil
+		}
+		s.turns++
+		t := s.newTurn(ctx, nil)
+		if err := s.runTurn(t); err != nil {
+			return s.failure(ctx, err)
+		}
+		switch {
+		case t.Done:
+			return wire.StatusCompleted, nil
+		case t.Fired != nil:
+			return s.limitReached(ctx, t, *t.Fired)
+		}
+	}
+}
+
+// limitReached reports the fired bound and runs the final-answer turn.
+func (s *Session) limitReached(ctx context.Context, last *Turn, f bounds.Fired) (string, error) {
+	host.Emit(s.host, s.id, last.ID, wire.EventLimitReached, host.KernelProducer, map[string]any{
+		"bound": f.Bound, "status": f.Status,
+	})
+	if ft, ok := s.parts.Limit.FinalTurn(f); ok {
+		if err := s.runTurn(s.newTurn(ctx, &ft)); err != nil {
+			return s.failure(ctx, err)
+		}
+	}
+	return f.Status, nil
+}
+
+func (s *Session) failure(ctx context.Context, err error) (string, error) {
+	if ctx.Err() != nil {
+		return wire.StatusCancelled, nil
+	}
+	return wire.StatusFailed, err
+}
+
+func (s *Session) dispatch(ctx context.Context, cc wire.CallContext, point string, p wire.HookPayload) (hooks.Outcome, error) {
+	return s.parts.Hooks.Dispatch(ctx, hooks.Env{Host: s.host, Tracer: s.tracer}, hooks.Request{
+		Point: point, Payload: p, CallContext: cc, Hooks: s.cfg.Hooks,
+	})
+}
+
+func (s *Session) sessionCC() wire.CallContext {
+	return wire.CallContext{SessionID: s.id, WorkingDirectory: s.cfg.WorkingDirectory}
+}
+
+func (s *Session) emit(turnID, kind string, payload map[string]any) {
+	host.Emit(s.host, s.id, turnID, kind, host.KernelProducer, payload)
+}
+
+// meta sends a session_meta row: the start row while running, the end row
+// with ended_at and the final message afterwards.
+func (s *Session) meta(status string) {
+	m := wire.SessionMeta{
+		SessionID:              s.id,
+		Profile:                s.cfg.Profile,
+		Depth:                  0,
+		RemainingCostBudgetUSD: s.cfg.Bounds.MaxCostUSD,
+		Status:                 status,
+		StartedAt:              stamp(s.started),
+	}
+	if status != wire.StatusRunning {
+		m.EndedAt = stamp(s.clock.Now())
+		m.FinalMessage = s.final
+	}
+	s.host.Notify(wire.NotifySessionMeta, m)
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func textMessage(role, text string) wire.Message {
+	return wire.Message{Role: role, Content: []wire.ContentBlock{{Type: wire.BlockText, Text: text}}}
+}
+
+// doomWindow is how many call hashes the session keeps.
+func (s *Session) doomWindow() int { return doomloop.Window(s.cfg.DoomLoop) }

@@ -1,0 +1,213 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/agentconform/conform/refkernel/hooks"
+	"github.com/agentconform/conform/refkernel/host"
+	"github.com/agentconform/conform/refkernel/plangate"
+	"github.com/agentconform/conform/refkernel/schedule"
+	"github.com/agentconform/conform/refkernel/trace"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// stepPreToolCall is step 7: one dispatch per call, in message order. A
+// veto here denies that one call. A call naming a tool the session does not
+// have is no tool call of any provider and has no kind for the payload, so
+// no tool hook sees it (reading "hooks.unknown_tool").
+func stepPreToolCall(t *Turn) error {
+	for _, c := range t.ToolCalls() {
+		if c.Schema == nil {
+			continue
+		}
+		out, err := t.Session.dispatch(t.Ctx, t.CallContext, wire.PointPreToolCall, wire.HookPayload{Call: c.wire()})
+		if err != nil {
+			return err
+		}
+		if out.Denied && c.Result == nil {
+			c.deny(hookDenial(out))
+		}
+	}
+	return nil
+}
+
+func hookDenial(out hooks.Outcome) string {
+	s := "denied by hook subscriber " + out.DeniedBy
+	if out.Reason != "" {
+		s += ": " + out.Reason
+	}
+	return s
+}
+
+// stepSplit is step 8: the kind comes from the session's schema of that
+// name. An unknown tool is answered with an error and never invoked.
+func stepSplit(t *Turn) error {
+	for _, c := range t.ToolCalls() {
+		switch {
+		case c.Result != nil:
+		case c.Schema == nil:
+			c.Result = &wire.ToolResult{Content: fmt.Sprintf("unknown tool %q", c.Use.Name), IsError: true, ErrorCategory: wire.ToolErrNotFound}
+		case t.Session.cfg.PlanMode && c.Kind() == wire.KindResource:
+			c.deny("denied: resource tools are not available in plan mode")
+		}
+	}
+	return nil
+}
+
+// pending lists the undecided calls of one kind, in message order.
+func (t *Turn) pending(kind string) []*Call {
+	var out []*Call
+	for _, c := range t.ToolCalls() {
+		if c.Result == nil && c.Kind() == kind {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// precheck runs the policy precheck of a read or interactive call and
+// denies it on the spot when policy says no.
+func (t *Turn) precheck(c *Call) bool {
+	v := t.Session.gate.Precheck(t.CallContext, plangate.Call{ID: c.Use.ID, Provider: c.Schema.Provider, Tool: c.Use.Name, Kind: c.Kind()})
+	if v.Decision != wire.PolicyAllow {
+		c.deny(plangate.DenialText(v, c.Kind()))
+		return false
+	}
+	return true
+}
+
+// stepDataSources is step 9: prechecked reads, run by the scheduler.
+func stepDataSources(t *Turn) error {
+	var jobs []schedule.Job
+	for _, c := range t.pending(wire.KindDataSource) {
+		if t.precheck(c) {
+			jobs = append(jobs, t.invokeJob(c))
+		}
+	}
+	t.runPhase(wire.KindDataSource, jobs)
+	return nil
+}
+
+// stepInteractive is step 9b: prechecked interactive calls, strictly one at
+// a time whatever they declare (PA-07, TA-28). The human's answer is the
+// result.
+func stepInteractive(t *Turn) error {
+	var run []*Call
+	for _, c := range t.pending(wire.KindInteractive) {
+		if t.precheck(c) {
+			run = append(run, c)
+		}
+	}
+	if len(run) == 0 {
+		return nil
+	}
+	s := t.Session
+	ctx, span := t.phaseSpan(wire.KindInteractive, len(run))
+	defer span.End()
+	for _, c := range run {
+		res, err := s.host.Interactive(ctx, wire.InteractiveParams{
+			CallContext: t.CallContext, CallID: c.Use.ID, ToolName: c.Use.Name, Prompt: prompt(c), Input: c.Input,
+		})
+		c.Executed = true
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			c.Result = &wire.ToolResult{Content: "the interactive request failed: " + err.Error(), IsError: true, ErrorCategory: wire.ToolErrUnknown}
+			continue
+		}
+		c.Result = &wire.ToolResult{Content: res.Response}
+	}
+	return nil
+}
+
+// prompt is the input's "prompt" field when it has one, else what the tool
+// says it does.
+func prompt(c *Call) string {
+	var in struct {
+		Prompt string `json:"prompt"`
+	}
+	if json.Unmarshal(c.Input, &in) == nil && in.Prompt != "" {
+		return in.Prompt
+	}
+	return c.Schema.Description
+}
+
+// stepApply is step 12: the items cleared at step 11, run by the scheduler.
+func stepApply(t *Turn) error {
+	var jobs []schedule.Job
+	for _, c := range t.planCalls {
+		if c.Allowed && c.Result == nil {
+			jobs = append(jobs, t.invokeJob(c))
+		}
+	}
+	t.runPhase(wire.KindResource, jobs)
+	return nil
+}
+
+// runPhase runs one group under a tool_execution span.
+func (t *Turn) runPhase(kind string, jobs []schedule.Job) {
+	if len(jobs) == 0 {
+		return
+	}
+	ctx, span := t.phaseSpan(kind, len(jobs))
+	defer span.End()
+	t.Session.parts.Scheduler.Run(ctx, jobs, t.Session.cfg.Model.SupportsParallelToolCalls)
+}
+
+func (t *Turn) phaseSpan(kind string, n int) (context.Context, trace.Span) {
+	return t.Session.tracer.Start(t.Ctx, wire.RoleToolExec, "tool_execution "+kind, trace.Turn(t.ID),
+		attribute.String("conform.tool.kind", kind), attribute.Int("conform.tool.calls", n))
+}
+
+// invokeJob is one tool/invoke. Each job writes only its own Call.
+func (t *Turn) invokeJob(c *Call) schedule.Job {
+	s := t.Session
+	return schedule.Job{
+		Key: schedule.KeyOf(*c.Schema, c.Input),
+		Run: func(ctx context.Context) {
+			res, err := s.host.Invoke(ctx, wire.ToolInvokeParams{
+				CallContext: t.CallContext, CallID: c.Use.ID, Provider: c.Schema.Provider,
+				Tool: c.Use.Name, Input: c.Input, Attempt: 1,
+			})
+			c.Executed = true
+			c.Result = t.invokeResult(ctx, c, res, err)
+		},
+	}
+}
+
+// invokeResult turns an invoke's answer into the call's result. A failed
+// invoke is the call's error, never the session's (ER-04); the kernel
+// itself names a crash process_crashed (ER-09).
+func (t *Turn) invokeResult(ctx context.Context, c *Call, res wire.ToolInvokeResult, err error) *wire.ToolResult {
+	if err == nil {
+		return &wire.ToolResult{Content: outputText(res.Output), IsError: res.IsError, ErrorCategory: res.ErrorCategory}
+	}
+	r := &wire.ToolResult{IsError: true, ErrorCategory: wire.ToolErrUnknown, Content: "the tool call failed: " + err.Error()}
+	switch {
+	case ctx.Err() != nil:
+		r.ErrorCategory, r.Content = wire.ToolErrCancelled, "the tool call was cancelled"
+		return r
+	case host.HasCode(err, wire.CodeProcessCrashed):
+		r.ErrorCategory, r.Content = wire.ToolErrProcessCrashed, "the tool provider crashed during the call"
+	}
+	host.Emit(t.Session.host, t.Session.id, t.ID, wire.EventToolError, host.KernelProducer, map[string]any{
+		"tool_call_id": c.Use.ID, "provider": c.Schema.Provider, "tool": c.Use.Name,
+		"category": r.ErrorCategory, "message": err.Error(),
+	})
+	return r
+}
+
+// outputText is a tool's output as result text: a JSON string unquoted,
+// anything else as JSON.
+func outputText(out json.RawMessage) string {
+	var s string
+	if json.Unmarshal(out, &s) == nil {
+		return s
+	}
+	return string(out)
+}

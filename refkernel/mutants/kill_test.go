@@ -1,0 +1,150 @@
+package mutants
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/harness/runner"
+	"github.com/agentconform/conform/refkernel/loop"
+	"github.com/agentconform/conform/spec"
+)
+
+var writeDir = flag.String("write-kill-matrix", "", "write kill-matrix.json and kill-matrix.md to this folder")
+
+// Row is one mutant's line in the kill matrix.
+type Row struct {
+	Mutant   string   `json:"mutant"`
+	Breaks   string   `json:"breaks"`
+	Targets  []string `json:"targets"`
+	KilledBy []string `json:"killed_by"` // "TA-02 fail (bounds.feature:24)"
+	Killed   bool     `json:"killed"`
+}
+
+// Matrix is the whole kill matrix.
+type Matrix struct {
+	Mutants []Row `json:"mutants"`
+	// Uncovered lists MUST/SHOULD requirements that scenarios cover but no
+	// mutant targets: a scenario nobody has proven able to fail.
+	Uncovered []string `json:"uncovered"`
+	Survivors []string `json:"survivors"`
+}
+
+func run(t *testing.T, name string, parts loop.Parts, tags string) *report.Report {
+	t.Helper()
+	r, err := runner.Run(context.Background(), runner.Options{
+		Launcher: launcher(name, parts), Tags: tags, Concurrency: 2, ScenarioTimeout: 10 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return r
+}
+
+func TestKillMatrix(t *testing.T) {
+	cat, err := spec.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The reference kernel must pass every requirement the suite covers,
+	// or a "kill" would prove nothing.
+	base := run(t, "reference", loop.DefaultParts(), "")
+	var covered []string
+	for _, q := range base.Requirements {
+		if q.Status == report.NotTested {
+			continue
+		}
+		covered = append(covered, q.ID)
+		if q.Status != report.Pass {
+			t.Errorf("reference kernel: %s is %s: %s", q.ID, q.Status, q.Reason)
+		}
+	}
+
+	var m Matrix
+	targeted := map[string]bool{}
+	for _, mu := range all() {
+		for _, id := range mu.Targets {
+			if _, ok := cat.Get(id); !ok {
+				t.Errorf("mutant %s targets unknown requirement %s", mu.Name, id)
+			}
+			targeted[id] = true
+		}
+		tags := "@" + strings.Join(mu.Targets, ",@")
+		start := time.Now()
+		r := run(t, mu.Name, mu.Apply(loop.DefaultParts()), tags)
+		t.Logf("%-45s %v", mu.Name, time.Since(start).Round(time.Millisecond))
+		row := Row{Mutant: mu.Name, Breaks: mu.Breaks, Targets: mu.Targets, KilledBy: []string{}}
+		for _, q := range r.Requirements {
+			if !slices.Contains(mu.Targets, q.ID) {
+				continue
+			}
+			if q.Status == report.Fail || q.Status == report.Error {
+				by := fmt.Sprintf("%s %s", q.ID, q.Status)
+				if len(q.Scenarios) > 0 {
+					by += " (" + strings.Join(q.Scenarios, ", ") + ")"
+				}
+				row.KilledBy = append(row.KilledBy, by)
+			}
+		}
+		row.Killed = len(row.KilledBy) > 0
+		if !row.Killed {
+			m.Survivors = append(m.Survivors, mu.Name)
+			t.Errorf("mutant %s (%s) survived the scenarios tagged %s", mu.Name, mu.Breaks, tags)
+		}
+		m.Mutants = append(m.Mutants, row)
+	}
+	m.Uncovered = []string{}
+	for _, id := range covered {
+		q, _ := cat.Get(id)
+		if (q.Class == "must" || q.Class == "should") && !targeted[id] {
+			m.Uncovered = append(m.Uncovered, id)
+			t.Errorf("%s [%s] is covered by scenarios but no mutant proves they can fail", id, q.Level)
+		}
+	}
+	if m.Survivors == nil {
+		m.Survivors = []string{}
+	}
+	if *writeDir != "" {
+		if err := write(*writeDir, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func write(dir string, m Matrix) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kill-matrix.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	var sb strings.Builder
+	killed := 0
+	for _, r := range m.Mutants {
+		if r.Killed {
+			killed++
+		}
+	}
+	fmt.Fprintf(&sb, "# Mutant kill matrix\n\n%d of %d mutants killed. Each mutant swaps one reference-kernel part for a broken one; it is run against the scenarios tagged with its target requirements.\n\n", killed, len(m.Mutants))
+	sb.WriteString("| mutant | breaks | targets | killed by |\n|---|---|---|---|\n")
+	for _, r := range m.Mutants {
+		by := strings.Join(r.KilledBy, "<br>")
+		if !r.Killed {
+			by = "**SURVIVED**"
+		}
+		fmt.Fprintf(&sb, "| `%s` | %s | %s | %s |\n", r.Mutant, r.Breaks, strings.Join(r.Targets, " "), by)
+	}
+	if len(m.Uncovered) > 0 {
+		fmt.Fprintf(&sb, "\nRequirements covered by scenarios but by no mutant: %s\n", strings.Join(m.Uncovered, ", "))
+	}
+	return os.WriteFile(filepath.Join(dir, "kill-matrix.md"), []byte(sb.String()), 0o644)
+}

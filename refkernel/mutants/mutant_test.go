@@ -1,0 +1,48 @@
+package mutants
+
+import (
+	"context"
+	"io"
+	"sort"
+	"sync"
+
+	"github.com/agentconform/conform/harness/adapter"
+	"github.com/agentconform/conform/refkernel"
+	"github.com/agentconform/conform/refkernel/loop"
+	"github.com/agentconform/conform/refkernel/server"
+)
+
+// Mutant is one deliberately broken kernel.
+type Mutant struct {
+	Name    string
+	Targets []string // requirement IDs it breaks
+	Breaks  string   // what is broken, for the kill matrix
+	Apply   func(p loop.Parts) loop.Parts
+}
+
+var (
+	regMu    sync.Mutex
+	registry []Mutant
+)
+
+// register adds mutants; each area's test file calls it from init.
+func register(ms ...Mutant) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	registry = append(registry, ms...)
+}
+
+func all() []Mutant {
+	regMu.Lock()
+	defer regMu.Unlock()
+	out := append([]Mutant(nil), registry...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// launcher serves a kernel built from parts in-process, over the wire.
+func launcher(name string, parts loop.Parts) adapter.Launcher {
+	return adapter.InProcess{Name: name, Serve: func(ctx context.Context, in io.Reader, out io.Writer) error {
+		return server.Serve(ctx, refkernel.New(parts), in, out)
+	}}
+}

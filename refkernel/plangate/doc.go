@@ -1,0 +1,27 @@
+// Package plangate is the plan/apply gate: plan construction, the kernel's
+// own policy engine, the precheck of reads and interactive calls, and the
+// ask flow.
+//
+// Policy runs inside the kernel, never as a hook (HD-12), and decides each
+// plan item on its own (PA-01): rules in order, first match wins, a rule
+// matching on provider, tool and kind with empty fields matching anything;
+// with no match a resource asks and a data_source or interactive call is
+// allowed (PA-10). Every item is reported as a plan_item event with its
+// decision and decided_by when the plan reaches plan-ready (PA-14), before
+// anyone is asked, so the rows exist even for items later cancelled.
+//
+// data_source and interactive calls get a precheck with the same rules but
+// only allow or deny: a winning ask becomes deny, with an ask_downgrade
+// event and a denial text that says so (PA-06, PA-09).
+//
+// An ask goes to the frontend one item at a time (no batching, PA-02 not
+// offered). A SESSION-scoped answer is remembered in memory per provider and
+// tool for the rest of the session (PA-18). An ALWAYS answer is stored in
+// the kernel's policy store when config.policy.persist_always is set;
+// otherwise it is refused with an error event of category
+// always_scope_unsupported and the item is asked again (PA-19). Only
+// resource items get a preview, fetched under a deadline; a missing, failing
+// or slow preview leaves the item without one (PA-11, PA-12). Kind, risk,
+// description and preview are copied into the item when the plan is built
+// (PA-13). A denial becomes an error tool_result naming the reason (PA-03).
+package plangate

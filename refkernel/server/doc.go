@@ -1,0 +1,14 @@
+// Package server serves a refkernel.Kernel over conform.wire/v1: JSON-RPC
+// 2.0, one object per line, on any reader and writer, so the same code runs
+// in process over io.Pipe and as `conform kernel` on stdin and stdout.
+//
+// It answers initialize (conform.wire/v1 or CodeVersionMismatch; the
+// answer carries the kernel's capabilities and readings), session/run (the
+// session runs against a Host whose every method is a request back to the
+// harness on the same connection), session/cancel, and shutdown, after
+// whose answer Serve returns. session/continue and session/spawn answer
+// CodeMethodNotFound for now: soft limits and sub-agents are not
+// implemented. A refused config answers CodeConfigRejected. Every incoming
+// message and every result the harness returns is checked against the
+// protocol's JSON Schemas with wire.Validate.
+package server
