@@ -44,6 +44,7 @@ type Kernel struct {
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
+	ended   map[string]bool // cancelling these is a no-op, not an error
 }
 
 // Option tunes a Kernel.
@@ -71,6 +72,7 @@ func New(p Parts, opts ...Option) *Kernel {
 		previewTimeout: loop.DefaultPreviewTimeout,
 		store:          &plangate.MemoryStore{},
 		running:        map[string]context.CancelFunc{},
+		ended:          map[string]bool{},
 	}
 	for _, o := range opts {
 		o(k)
@@ -104,16 +106,20 @@ func (k *Kernel) Run(ctx context.Context, h Host, p wire.RunParams) (wire.RunSes
 }
 
 // Cancel cancels a running session; its Run then returns with status
-// cancelled after session-end has fired.
+// cancelled after session-end has fired. Cancelling a session that has
+// already ended does nothing; an id the kernel never ran is
+// ErrUnknownSession.
 func (k *Kernel) Cancel(sessionID string) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	cancel, ok := k.running[sessionID]
-	if !ok {
-		return ErrUnknownSession
+	if cancel, ok := k.running[sessionID]; ok {
+		cancel()
+		return nil
 	}
-	cancel()
-	return nil
+	if k.ended[sessionID] {
+		return nil
+	}
+	return ErrUnknownSession
 }
 
 func (k *Kernel) register(id string, cancel context.CancelFunc) error {
@@ -130,4 +136,5 @@ func (k *Kernel) unregister(id string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	delete(k.running, id)
+	k.ended[id] = true
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,12 +17,12 @@ import (
 )
 
 type runFlags struct {
-	kernel, tags, require     string
-	jsonOut, junitOut, mdOut  string
-	features                  string
-	jobs                      int
-	timeout                   time.Duration
-	quiet                     bool
+	kernel, tags, require    string
+	jsonOut, junitOut, mdOut string
+	features                 string
+	jobs                     int
+	timeout                  time.Duration
+	quiet                    bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -132,5 +131,3 @@ func writeFile(path string, write func(io.Writer) error) error {
 	}
 	return fh.Close()
 }
-
-var _ = context.Background

@@ -14,6 +14,11 @@ type Outcome struct {
 	Err    error // the failing step's error, if any
 }
 
+// areaSteps holds the step registrations of each area's file (hooks.go,
+// concurrency.go, ...); each file appends its own from init, so areas do
+// not edit each other's code.
+var areaSteps []func(s *Scenario, sc *godog.ScenarioContext)
+
 // Register binds the step library to one scenario. godog calls the
 // initializer once per scenario, so every scenario gets fresh state.
 func Register(sc *godog.ScenarioContext, env *Env, done func(Outcome)) {
@@ -87,4 +92,8 @@ func Register(sc *godog.ScenarioContext, env *Env, done func(Outcome)) {
 		return s.coveredBy("frontend/interactive", "tool_execution")
 	})
 	sc.Step(`^a policy_chain span in each turn ends before "([^"]+)" is applied$`, s.policyChainBeforeApply)
+
+	for _, reg := range areaSteps {
+		reg(s, sc)
+	}
 }

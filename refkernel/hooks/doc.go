@@ -28,7 +28,8 @@
 // dispatch gets a hook_dispatch span with one hook_subscriber child per
 // subscriber called (HD-13); hook_error events name the subscriber as their
 // producer (HD-14). Declarations are checked when the session is created
-// (HD-16): unknown point or mode, a duplicate id, a subscription at
+// (HD-16): unknown point or mode, one id subscribed twice at the same point
+// (one plugin may subscribe at several points), a subscription at
 // context-assemble (served by context/assemble instead, HD-17), or a point
 // the subscriber does not list in its supported points.
 package hooks

@@ -462,7 +462,7 @@ func TestValidate(t *testing.T) {
 		{"unsupported point", []wire.Subscriber{{ID: "fh", Point: wire.PointPreModelCall, Mode: wire.ModeObserve, SupportedPoints: []string{wire.PointPostToolCall}}}, `hook "fh"`},
 		{"unknown point", []wire.Subscriber{sub("x", "mid-turn", wire.ModeObserve)}, "unknown hook point"},
 		{"unknown mode", []wire.Subscriber{sub("x", wire.PointPostApply, "audit")}, "unknown mode"},
-		{"duplicate id", []wire.Subscriber{ok, ok}, "duplicate"},
+		{"same id twice at one point", []wire.Subscriber{ok, ok}, "twice"},
 		{"context-assemble", []wire.Subscriber{sub("x", wire.PointContextAssemble, wire.ModeObserve)}, "context-assemble"},
 		{"missing id", []wire.Subscriber{sub("", wire.PointPostApply, wire.ModeObserve)}, "missing id"},
 		{"negative timeout", []wire.Subscriber{{ID: "x", Point: wire.PointPostApply, Mode: wire.ModeObserve, TimeoutMS: -1}}, "timeout"},
@@ -478,6 +478,7 @@ func TestValidate(t *testing.T) {
 	good := wire.Hooks{DefaultTimeoutMS: 100, Subscribers: []wire.Subscriber{
 		ok,
 		{ID: "b", Point: wire.PointPlanReady, Mode: wire.ModeVeto, SupportedPoints: []string{wire.PointPlanReady}, ThirdParty: true},
+		sub("a", wire.PointPostApply, wire.ModeObserve), // one plugin, several points
 	}}
 	if err := Validate(good); err != nil {
 		t.Fatal(err)

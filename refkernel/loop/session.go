@@ -172,7 +172,7 @@ func (s *Session) loop(ctx context.Context) (string, error) {
 // limitReached reports the fired bound and runs the final-answer turn.
 func (s *Session) limitReached(ctx context.Context, last *Turn, f bounds.Fired) (string, error) {
 	host.Emit(s.host, s.id, last.ID, wire.EventLimitReached, host.KernelProducer, map[string]any{
-		"bound": f.Bound, "status": f.Status,
+		"bound": f.Bound, "status": f.Status, "soft": false,
 	})
 	if ft, ok := s.parts.Limit.FinalTurn(f); ok {
 		if err := s.runTurn(s.newTurn(ctx, &ft)); err != nil {

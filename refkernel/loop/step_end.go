@@ -76,9 +76,22 @@ func stepDoomLoop(t *Turn) error {
 	if !ok {
 		return nil
 	}
-	s.emit(t.ID, wire.EventDoomLoop, map[string]any{"hash": trip.Hash, "count": trip.Count, "threshold": trip.Threshold})
+	s.emit(t.ID, wire.EventDoomLoop, map[string]any{
+		"tool": lastTool(t), "hash": trip.Hash, "count": trip.Count, "threshold": trip.Threshold,
+	})
 	t.Fired = &bounds.Fired{Bound: bounds.DoomLoop, Status: doomloop.Status}
 	return nil
+}
+
+// lastTool names the turn's last call that entered the doom-loop sequence.
+func lastTool(t *Turn) string {
+	calls := t.ToolCalls()
+	for i := len(calls) - 1; i >= 0; i-- {
+		if k := calls[i].Kind(); k == wire.KindDataSource || k == wire.KindResource {
+			return calls[i].Use.Name
+		}
+	}
+	return ""
 }
 
 // stepBounds is step 17, the only place the wall clock is read.

@@ -11,7 +11,9 @@ import (
 )
 
 // stepAssemble is step 1: the context provider's contributions, passed on
-// to the model unchanged.
+// to the model unchanged. The call is made every turn, config.context or
+// not: it is the context-assemble point, which the harness uses to tell
+// turns apart.
 func stepAssemble(t *Turn) error {
 	s := t.Session
 	res, err := s.host.Assemble(t.Ctx, wire.ContextAssembleParams{
@@ -110,12 +112,18 @@ func (s *Session) wait(t *Turn, d time.Duration) error {
 // conditions of their own (ER-08).
 func (s *Session) reportModelOutcome(t *Turn) {
 	if t.StopReason == wire.ModelErrContentFiltered || (t.ModelError != nil && t.ModelError.Category == wire.ModelErrContentFiltered) {
-		s.emit(t.ID, wire.EventContentFilter, map[string]any{"stop_reason": t.StopReason})
+		msg := "the model's output was filtered"
+		if t.ModelError != nil {
+			msg = t.ModelError.Message
+		}
+		s.emit(t.ID, wire.EventContentFilter, map[string]any{"message": msg, "stop_reason": t.StopReason})
 	}
 	if e := t.ModelError; e != nil {
-		s.emit(t.ID, wire.EventModelError, map[string]any{
-			"category": e.Category, "message": e.Message, "retryable": e.Retryable,
-		})
+		p := map[string]any{"category": e.Category, "message": e.Message, "retryable": e.Retryable}
+		if e.RetryAfterMS != nil {
+			p["retry_after_ms"] = *e.RetryAfterMS
+		}
+		s.emit(t.ID, wire.EventModelError, p)
 	}
 }
 

@@ -196,7 +196,7 @@ func (t *Turn) invokeResult(ctx context.Context, c *Call, res wire.ToolInvokeRes
 		r.ErrorCategory, r.Content = wire.ToolErrProcessCrashed, "the tool provider crashed during the call"
 	}
 	host.Emit(t.Session.host, t.Session.id, t.ID, wire.EventToolError, host.KernelProducer, map[string]any{
-		"tool_call_id": c.Use.ID, "provider": c.Schema.Provider, "tool": c.Use.Name,
+		"call_id": c.Use.ID, "tool_call_id": c.Use.ID, "provider": c.Schema.Provider, "tool": c.Use.Name,
 		"category": r.ErrorCategory, "message": err.Error(),
 	})
 	return r

@@ -59,6 +59,7 @@ func (g *Gate) Precheck(cc wire.CallContext, c Call) Verdict {
 	v := g.cfg.Policy.Precheck(g.cfg.Rules, c)
 	if v.Downgraded {
 		host.Emit(g.cfg.Frontend, cc.SessionID, cc.TurnID, wire.EventAskDowngrade, host.KernelProducer, map[string]any{
+			"call_id":      c.ID,
 			"tool_call_id": c.ID,
 			"tool":         c.Tool,
 			"kind":         c.Kind,
@@ -94,14 +95,7 @@ func (g *Gate) Decide(ctx context.Context, cc wire.CallContext, plan *wire.Plan)
 		}
 	}
 	for _, it := range plan.Items {
-		host.Emit(g.cfg.Frontend, cc.SessionID, cc.TurnID, wire.EventPlanItem, host.KernelProducer, map[string]any{
-			"plan_item_id": it.ID,
-			"tool_call_id": it.ToolCallID,
-			"provider":     it.Provider,
-			"tool":         it.Tool,
-			"decision":     it.Decision,
-			"decided_by":   it.DecidedBy,
-		})
+		host.Emit(g.cfg.Frontend, cc.SessionID, cc.TurnID, wire.EventPlanItem, host.KernelProducer, planItemRow(cc, it))
 	}
 	for _, i := range asks {
 		r, err := g.ask(ctx, cc, plan.Items[i])
@@ -111,6 +105,29 @@ func (g *Gate) Decide(ctx context.Context, cc wire.CallContext, plan *wire.Plan)
 		rulings[i] = r
 	}
 	return rulings, nil
+}
+
+// planItemRow is a plan_items row: the item's fields, its id also under
+// plan_item_id, and the turn.
+func planItemRow(cc wire.CallContext, it wire.PlanItem) map[string]any {
+	row := map[string]any{
+		"id":           it.ID,
+		"plan_item_id": it.ID,
+		"turn_id":      cc.TurnID,
+		"tool_call_id": it.ToolCallID,
+		"provider":     it.Provider,
+		"tool":         it.Tool,
+		"kind":         it.Kind,
+		"risk":         it.Risk,
+		"description":  it.Description,
+		"input":        it.Input,
+		"decision":     it.Decision,
+		"decided_by":   it.DecidedBy,
+	}
+	if it.Preview != nil {
+		row["preview"] = *it.Preview
+	}
+	return row
 }
 
 func denial(v Verdict, it *wire.PlanItem) string {

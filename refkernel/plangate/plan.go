@@ -22,8 +22,9 @@ type Proposal struct {
 	Input      json.RawMessage
 }
 
-// Decision of an item nobody has decided yet.
-const Pending = "pending"
+// Pending is the decision of an item nobody has decided yet: empty, as the
+// protocol spells it.
+const Pending = ""
 
 // Build makes one plan item per proposal, snapshotting what the schema says
 // now, and fetches the previews of tools that have one, all at once, each

@@ -5,8 +5,9 @@
 // It answers initialize (conform.wire/v1 or CodeVersionMismatch; the
 // answer carries the kernel's capabilities and readings), session/run (the
 // session runs against a Host whose every method is a request back to the
-// harness on the same connection), session/cancel, and shutdown, after
-// whose answer Serve returns. session/continue and session/spawn answer
+// harness on the same connection), session/cancel, and shutdown, which
+// cancels the running sessions, waits for them to end, answers, and makes
+// Serve return. session/continue and session/spawn answer
 // CodeMethodNotFound for now: soft limits and sub-agents are not
 // implemented. A refused config answers CodeConfigRejected. Every incoming
 // message and every result the harness returns is checked against the

@@ -21,7 +21,7 @@ func Serve(ctx context.Context, k *refkernel.Kernel, in io.Reader, out io.Writer
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := &watchWriter{w: out, seen: make(chan struct{})}
-	s := &server{k: k, ctx: ctx, out: w}
+	s := &server{k: k, ctx: ctx, out: w, cancels: map[*context.CancelFunc]bool{}}
 	s.conn = jsonrpc.New(in, w, nil, s.handle, jsonrpc.Options{Validate: validate})
 	s.conn.Start()
 
@@ -53,9 +53,12 @@ type server struct {
 	out         *watchWriter
 	initialized atomic.Bool
 
-	mu      sync.Mutex
-	closing bool
-	wg      sync.WaitGroup
+	mu       sync.Mutex
+	closing  bool           // Serve is returning: no new requests
+	stopping bool           // shutdown was asked: no new sessions
+	wg       sync.WaitGroup // every handler
+	runs     sync.WaitGroup // session/run handlers
+	cancels  map[*context.CancelFunc]bool
 }
 
 // enter counts a handler in, unless the server is closing.
@@ -87,6 +90,7 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 	case wire.MethodInitialize:
 		return s.initialize(req.Params)
 	case wire.MethodShutdown:
+		s.shutdown()
 		s.out.await(req.ID)
 		return wire.Empty{}, nil
 	case wire.MethodSessionRun, wire.MethodSessionCancel, wire.MethodSessionContinue, wire.MethodSessionSpawn:
@@ -113,6 +117,9 @@ func (s *server) initialize(raw json.RawMessage) (any, error) {
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, rpcError(wire.CodeInvalidParams, err.Error())
 	}
+	if s.initialized.Load() {
+		return nil, rpcError(wire.CodeInvalidRequest, "initialize was already answered on this connection")
+	}
 	if !slices.Contains(p.ProtocolVersions, wire.Version) {
 		return nil, rpcError(wire.CodeVersionMismatch, "this kernel speaks only "+wire.Version)
 	}
@@ -120,11 +127,49 @@ func (s *server) initialize(raw json.RawMessage) (any, error) {
 	return s.k.Info(), nil
 }
 
+// shutdown cancels every running session and waits until each has ended
+// (session-end hooks, end session/meta row, session/run answer), so that the
+// shutdown answer comes last.
+func (s *server) shutdown() {
+	s.mu.Lock()
+	s.stopping = true
+	for c := range s.cancels {
+		(*c)()
+	}
+	s.mu.Unlock()
+	s.runs.Wait()
+}
+
+// startRun registers a session/run handler unless shutdown has begun.
+func (s *server) startRun(cancel *context.CancelFunc) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopping {
+		return false
+	}
+	s.runs.Add(1)
+	s.cancels[cancel] = true
+	return true
+}
+
+func (s *server) endRun(cancel *context.CancelFunc) {
+	s.mu.Lock()
+	delete(s.cancels, cancel)
+	s.mu.Unlock()
+	s.runs.Done()
+}
+
 func (s *server) run(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p wire.RunParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, rpcError(wire.CodeInvalidParams, err.Error())
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if !s.startRun(&cancel) {
+		return nil, rpcError(wire.CodeInvalidRequest, "the kernel is shutting down")
+	}
+	defer s.endRun(&cancel)
 	res, err := s.k.Run(ctx, connHost{s.conn}, p)
 	var ce *refkernel.ConfigError
 	switch {
