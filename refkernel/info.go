@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/agentconform/conform/refkernel/doomloop"
+	"github.com/agentconform/conform/refkernel/loop"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -26,23 +27,21 @@ var Capabilities = []string{
 	"hooks.third_party_veto",
 }
 
-// Readings are the kernel's answers to points the spec leaves open.
+// Readings are the kernel's answers to points the spec leaves open. The
+// first five keys are the ones PROTOCOL.md §15 names; the others record
+// further choices of this kernel.
 func Readings() map[string]string {
 	return map[string]string{
 		"doom_loop.default_threshold":  strconv.Itoa(doomloop.DefaultThreshold),
 		"doom_loop.status":             doomloop.Status,
 		"circuit_breaker.status":       wire.StatusErrorMaxTurns,
 		"hooks.transform_abort_status": wire.StatusFailed,
-		"hooks.observe_failure_record": wire.EventHookError,
-		"limit.final_turn_counted":     "false",
-		"result.turns":                 "all_turns",
-		"policy.decided_by":            "rule:<name>|default|session_scope|always_scope",
-		"policy.always_scope":          "persist_always",
-		"plan.preview_timeout_ms":      "2000",
-		"concurrency.undeclared":       "provider_lock",
-		"session.depth":                "tree_depth",
-		"tokens.total_input":           "input_tokens_only",
+		"depth.meaning":                "tree",
 		"model_error.status":           wire.StatusFailed,
+		"hooks.unknown_tool":           "no_tool_hooks",
+		"hooks.observe_failure_record": wire.EventHookError,
+		"policy.always_scope":          "refused_unless_persist_always",
+		"plan.preview_timeout_ms":      strconv.Itoa(int(loop.DefaultPreviewTimeout.Milliseconds())),
 	}
 }
 

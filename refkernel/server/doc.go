@@ -1,6 +1,10 @@
-// Package server serves a refkernel.Kernel over conform.wire/v1: JSON-RPC
-// 2.0, one object per line, on any reader and writer, so the same code runs
-// in process over io.Pipe and as `conform kernel` on stdin and stdout.
+// Package server serves a refkernel.Kernel over conform.wire/v1 (PROTOCOL.md
+// §2 to §6): JSON-RPC 2.0, one object per line, on any reader and writer, so
+// the same code runs in process over io.Pipe and as `conform kernel` on
+// stdin and stdout. Every requirement the kernel serves reaches the harness
+// through it; the ones it handles itself are the session lifecycle (TA-18:
+// a cancelled or shut-down session still ends properly) and config refusal
+// before anything is dispatched (HD-16, TA-25, ER-05).
 //
 // It answers initialize (conform.wire/v1 or CodeVersionMismatch; the
 // answer carries the kernel's capabilities and readings), session/run (the

@@ -21,7 +21,7 @@ func Serve(ctx context.Context, k *refkernel.Kernel, in io.Reader, out io.Writer
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := &watchWriter{w: out, seen: make(chan struct{})}
-	s := &server{k: k, ctx: ctx, out: w, cancels: map[*context.CancelFunc]bool{}}
+	s := &server{k: k, ctx: ctx, out: w, cancels: map[int]context.CancelFunc{}}
 	s.conn = jsonrpc.New(in, w, nil, s.handle, jsonrpc.Options{Validate: validate})
 	s.conn.Start()
 
@@ -54,11 +54,12 @@ type server struct {
 	initialized atomic.Bool
 
 	mu       sync.Mutex
-	closing  bool           // Serve is returning: no new requests
-	stopping bool           // shutdown was asked: no new sessions
-	wg       sync.WaitGroup // every handler
-	runs     sync.WaitGroup // session/run handlers
-	cancels  map[*context.CancelFunc]bool
+	closing  bool                       // Serve is returning: no new requests
+	stopping bool                       // shutdown was asked: no new sessions
+	wg       sync.WaitGroup             // every handler
+	runs     sync.WaitGroup             // session/run handlers
+	cancels  map[int]context.CancelFunc // the running sessions, by handler
+	nextRun  int
 }
 
 // enter counts a handler in, unless the server is closing.
@@ -133,28 +134,29 @@ func (s *server) initialize(raw json.RawMessage) (any, error) {
 func (s *server) shutdown() {
 	s.mu.Lock()
 	s.stopping = true
-	for c := range s.cancels {
-		(*c)()
+	for _, cancel := range s.cancels {
+		cancel()
 	}
 	s.mu.Unlock()
 	s.runs.Wait()
 }
 
 // startRun registers a session/run handler unless shutdown has begun.
-func (s *server) startRun(cancel *context.CancelFunc) bool {
+func (s *server) startRun(cancel context.CancelFunc) (int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopping {
-		return false
+		return 0, false
 	}
+	s.nextRun++
 	s.runs.Add(1)
-	s.cancels[cancel] = true
-	return true
+	s.cancels[s.nextRun] = cancel
+	return s.nextRun, true
 }
 
-func (s *server) endRun(cancel *context.CancelFunc) {
+func (s *server) endRun(id int) {
 	s.mu.Lock()
-	delete(s.cancels, cancel)
+	delete(s.cancels, id)
 	s.mu.Unlock()
 	s.runs.Done()
 }
@@ -166,10 +168,11 @@ func (s *server) run(ctx context.Context, raw json.RawMessage) (any, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if !s.startRun(&cancel) {
+	id, ok := s.startRun(cancel)
+	if !ok {
 		return nil, rpcError(wire.CodeInvalidRequest, "the kernel is shutting down")
 	}
-	defer s.endRun(&cancel)
+	defer s.endRun(id)
 	res, err := s.k.Run(ctx, connHost{s.conn}, p)
 	var ce *refkernel.ConfigError
 	switch {

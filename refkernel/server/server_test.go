@@ -28,6 +28,37 @@ type harness struct {
 	mu         sync.Mutex
 	violations []string
 	notes      map[string][]json.RawMessage
+	lines      []string // everything the kernel wrote, line by line
+}
+
+// tap records what the kernel writes before the harness reads it.
+type tap struct {
+	r io.Reader
+	h *harness
+}
+
+func (t tap) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	t.h.mu.Lock()
+	defer t.h.mu.Unlock()
+	for _, l := range strings.Split(string(p[:n]), "\n") {
+		if l != "" {
+			t.h.lines = append(t.h.lines, l)
+		}
+	}
+	return n, err
+}
+
+// lineIndex is the index of the first line the kernel wrote containing s.
+func (h *harness) lineIndex(s string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, l := range h.lines {
+		if strings.Contains(l, s) {
+			return i
+		}
+	}
+	return -1
 }
 
 func start(t *testing.T, fake *fakehost.Host) *harness {
@@ -35,7 +66,7 @@ func start(t *testing.T, fake *fakehost.Host) *harness {
 	kin, hout := io.Pipe()
 	hin, kout := io.Pipe()
 	h := &harness{fake: fake, served: make(chan error, 1), notes: map[string][]json.RawMessage{}}
-	h.conn = jsonrpc.New(hin, hout, hout, h.handle, jsonrpc.Options{
+	h.conn = jsonrpc.New(tap{hin, h}, hout, hout, h.handle, jsonrpc.Options{
 		Validate: func(method string, part jsonrpc.Part, raw json.RawMessage) error {
 			return wire.Validate(method, part.String(), raw)
 		},
@@ -170,6 +201,9 @@ func TestInitialize(t *testing.T) {
 		t.Fatalf("run before initialize: %v", err)
 	}
 	info := h.init(t)
+	if err := h.call(t, wire.MethodInitialize, wire.InitializeParams{ProtocolVersions: []string{wire.Version}, Harness: wire.Peer{}}, nil); code(err) != wire.CodeInvalidRequest {
+		t.Fatalf("second initialize: %v", err)
+	}
 	if info.ProtocolVersion != wire.Version || info.Kernel.Name != "conform-refkernel" || info.Readings["doom_loop.status"] != wire.StatusErrorMaxTurns {
 		t.Fatalf("info %+v", info)
 	}
@@ -252,6 +286,9 @@ func TestCancel(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("cancelled session did not end")
 	}
+	if err := h.call(t, wire.MethodSessionCancel, wire.CancelParams{SessionID: "s1"}, nil); err != nil {
+		t.Fatalf("cancelling an ended session: %v", err)
+	}
 }
 
 func TestNotImplemented(t *testing.T) {
@@ -272,10 +309,31 @@ func TestNotImplemented(t *testing.T) {
 }
 
 func TestShutdownEndsServe(t *testing.T) {
-	h := start(t, &fakehost.Host{})
+	// A session stuck in its model call is cancelled by the shutdown and
+	// answered before the shutdown is.
+	started, never := make(chan struct{}), make(chan struct{})
+	h := start(t, &fakehost.Host{OnModel: func(int, wire.ModelStreamParams) (wire.ModelStreamResult, error) {
+		close(started)
+		<-never // no answer while the test runs; the kernel gives up on it
+		return wire.ModelStreamResult{}, errors.New("too late")
+	}})
+	t.Cleanup(func() { close(never) })
 	h.init(t)
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		var res wire.RunSessionResult
+		if err := h.call(t, wire.MethodSessionRun, wire.RunParams{SessionID: "s1", Config: config()}, &res); err != nil || res.Status != wire.StatusCancelled {
+			t.Errorf("session/run: %+v, %v", res, err)
+		}
+	}()
+	<-started
 	if err := h.call(t, wire.MethodShutdown, struct{}{}, nil); err != nil {
 		t.Fatal(err)
+	}
+	<-ran
+	if run, shut := h.lineIndex(`"status":"cancelled"`), h.lineIndex(`"result":{}`); run < 0 || run > shut {
+		t.Errorf("session/run answered at line %d, shutdown at line %d", run, shut)
 	}
 	select {
 	case err := <-h.served:
