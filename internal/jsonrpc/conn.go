@@ -117,6 +117,7 @@ type pending struct {
 
 type response struct {
 	result json.RawMessage
+	line   []byte // the whole response, for violation reports
 	err    error
 }
 
@@ -276,12 +277,12 @@ func (c *Conn) serve(m wireMsg, line []byte) {
 		}
 		return
 	}
-	if c.opt.Validate != nil {
+	// Notifications are validated here, in order; requests in their own
+	// goroutine below, so that validation (the costliest part of a message)
+	// uses every core when the peer has many requests in flight.
+	if m.ID == nil && c.opt.Validate != nil {
 		if err := c.opt.Validate(m.Method, Params, m.Params); err != nil {
 			c.violation(fmt.Sprintf("%s params: %v", m.Method, err), line)
-			if m.ID != nil {
-				c.reply(m.ID, nil, &Error{Code: -32602, Message: err.Error()})
-			}
 			return
 		}
 	}
@@ -307,6 +308,16 @@ func (c *Conn) serve(m wireMsg, line []byte) {
 	c.mu.Unlock()
 	go func() {
 		defer cancel()
+		if c.opt.Validate != nil {
+			if err := c.opt.Validate(m.Method, Params, m.Params); err != nil {
+				c.violation(fmt.Sprintf("%s params: %v", m.Method, err), line)
+				c.mu.Lock()
+				delete(c.incoming, string(m.ID))
+				c.mu.Unlock()
+				c.reply(m.ID, nil, &Error{Code: -32602, Message: err.Error()})
+				return
+			}
+		}
 		res, err := c.handler(ctx, req)
 		c.mu.Lock()
 		delete(c.incoming, string(m.ID))
@@ -340,13 +351,8 @@ func (c *Conn) deliver(m wireMsg, line []byte) error {
 		p.ch <- response{err: c.violation("response to "+p.method+" has neither result nor error", line)}
 		return nil
 	}
-	if c.opt.Validate != nil {
-		if err := c.opt.Validate(p.method, Result, m.Result); err != nil {
-			p.ch <- response{err: c.violation(fmt.Sprintf("%s result: %v", p.method, err), line)}
-			return nil
-		}
-	}
-	p.ch <- response{result: m.Result}
+	// The caller validates the result in its own goroutine (see serve).
+	p.ch <- response{result: m.Result, line: line}
 	return nil
 }
 
@@ -422,6 +428,11 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	}
 	select {
 	case r := <-p.ch:
+		if r.err == nil && c.opt.Validate != nil {
+			if err := c.opt.Validate(method, Result, r.result); err != nil {
+				return nil, c.violation(fmt.Sprintf("%s result: %v", method, err), r.line)
+			}
+		}
 		return r.result, r.err
 	case <-ctx.Done():
 		c.forget(id)
