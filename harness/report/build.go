@@ -352,7 +352,8 @@ func compliance(reqs []RequirementResult) Compliance {
 		c.Level, c.Label = LevelAll, "compliant at every level (MUST, SHOULD and MAY)"
 	}
 	if missing := partial(total, notTested, unverifiable); missing != "" {
-		c.Label += " (partial: " + missing + ")"
+		// A partial suite must never read as full compliance.
+		c.Label += " on what was tested (partial: " + missing + ")"
 	}
 	return c
 }

@@ -423,17 +423,17 @@ func TestCompliance(t *testing.T) {
 		{
 			name:     "not_tested makes the label partial",
 			statuses: allPass(map[string]Status{"TA-02": NotTested, "HD-07": NotTested}),
-			want:     Compliance{Level: LevelAll, Complete: false, NotTested: 2, Label: "compliant at every level (MUST, SHOULD and MAY) (partial: 2 of 6 requirements not tested)"},
+			want:     Compliance{Level: LevelAll, Complete: false, NotTested: 2, Label: "compliant at every level (MUST, SHOULD and MAY) on what was tested (partial: 2 of 6 requirements not tested)"},
 		},
 		{
 			name:     "unverifiable is not counted as pass",
 			statuses: allPass(map[string]Status{"HD-01": Unverifiable}),
-			want:     Compliance{Level: LevelAll, Complete: false, Unverifiable: 1, Label: "compliant at every level (MUST, SHOULD and MAY) (partial: 1 of 6 requirements not verifiable from outside)"},
+			want:     Compliance{Level: LevelAll, Complete: false, Unverifiable: 1, Label: "compliant at every level (MUST, SHOULD and MAY) on what was tested (partial: 1 of 6 requirements not verifiable from outside)"},
 		},
 		{
 			name:     "partial MUST-compliance names both gaps",
 			statuses: allPass(map[string]Status{"TA-03": Skipped, "TA-02": NotTested, "HD-01": Unverifiable}),
-			want:     Compliance{Level: LevelMust, Complete: false, NotTested: 1, Unverifiable: 1, Label: "MUST-compliant (partial: 1 of 6 requirements not tested, 1 not verifiable from outside)"},
+			want:     Compliance{Level: LevelMust, Complete: false, NotTested: 1, Unverifiable: 1, Label: "MUST-compliant on what was tested (partial: 1 of 6 requirements not tested, 1 not verifiable from outside)"},
 		},
 		{
 			name:     "nothing tested establishes nothing",
