@@ -13,7 +13,7 @@ build:
 # The main job: the whole suite against the reference kernel, run as a
 # subprocess exactly like a third-party kernel, with the reports written.
 conform: build
-	$(BIN) run --kernel "$(BIN) kernel" -j 2 \
+	$(BIN) run --kernel "$(BIN) kernel" \
 		--report-json $(REPORTS)/reference.json \
 		--markdown $(REPORTS)/reference.md \
 		--junit $(REPORTS)/reference.junit.xml
@@ -33,7 +33,7 @@ python-test:
 # failing or erring requirement at any level.
 suite: build
 	@mkdir -p $(REPORTS)/tmp
-	$(BIN) run --kernel "$(BIN) kernel" -j 2 --require all -q \
+	$(BIN) run --kernel "$(BIN) kernel" --require all -q \
 		--report-json $(REPORTS)/tmp/reference.json
 
 mutants:

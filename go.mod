@@ -13,6 +13,7 @@ require (
 	go.opentelemetry.io/otel/sdk v1.47.0
 	go.opentelemetry.io/otel/trace v1.47.0
 	golang.org/x/text v0.14.0
+	pgregory.net/rapid v1.3.0
 )
 
 require (

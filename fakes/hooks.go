@@ -3,7 +3,10 @@ package fakes
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"sort"
 	"sync"
+	"time"
 
 	"github.com/agentconform/conform/internal/jsonrpc"
 	"github.com/agentconform/conform/spec/wire"
@@ -15,25 +18,55 @@ type HookAction int
 const (
 	// HookDefault: observe acks, transform echoes the payload, veto allows.
 	HookDefault HookAction = iota
-	// HookAppend: a transform appends a user message with Text to messages.
+	// HookAppend: answers with a transform whose messages gain a user
+	// message with Text (whatever the subscriber's mode, so an observer
+	// with this action tries to change the payload it may not change).
 	HookAppend
 	HookAllow
 	HookDeny
 	HookUnspecified
+	// HookError answers with CodeHookFailed.
 	HookError
+	// HookCrash answers with CodeProcessCrashed.
 	HookCrash
+	// HookHang holds the call until the kernel cancels it, the scenario
+	// ends, or HangLimit passes; only then does it answer as HookDefault.
+	// The limit keeps a kernel without hook timeouts from hanging the
+	// scenario: it simply gets the late answer, and the checks fail.
 	HookHang
-	// HookWrongOutcome answers with an outcome that does not fit the mode.
+	// HookWrongOutcome answers with an outcome that does not fit the mode:
+	// an observer answers with a veto, a transform with an ack, a veto with
+	// a transform.
 	HookWrongOutcome
 	// HookChangeModel: a transform changes the immutable model field.
 	HookChangeModel
+	// HookTamper: a transform changes one byte of a field the subscriber
+	// may not change (the first string field of the payload other than the
+	// variant and the messages; the model at pre-model-call).
+	HookTamper
+	// HookWrongVariant: a transform answers with the payload relabelled as
+	// another point's.
+	HookWrongVariant
+	// HookMalformed answers with a result that fails the hook/dispatch
+	// result schema (a transform outcome without a payload).
+	HookMalformed
 )
+
+// HangLimit is how long a HookHang subscriber holds a call the kernel never
+// gives up on.
+const HangLimit = 2 * time.Second
 
 // HookBehavior scripts one subscriber.
 type HookBehavior struct {
 	Action HookAction
 	Text   string
-	Gate   *Gate
+	// Gate, when set, holds each call until the gate is opened.
+	Gate *Gate
+	// Hold delays each answer by this long; a call the kernel cancels
+	// meanwhile ends at once with the cancellation.
+	Hold time.Duration
+	// Barrier, when set, holds each call until the barrier opens.
+	Barrier *Barrier
 }
 
 // Hooks are the fake hook subscribers, by subscriber id.
@@ -51,31 +84,58 @@ func (h *Hooks) Set(id string, b HookBehavior) {
 	h.by[id] = b
 }
 
+// Get returns a subscriber's script.
+func (h *Hooks) Get(id string) HookBehavior {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.by[id]
+}
+
 func crashError(msg string) error {
 	return &jsonrpc.Error{Code: wire.CodeProcessCrashed, Message: msg}
 }
 
-func (h *Hooks) dispatch(ctx context.Context, done <-chan struct{}, p wire.HookDispatchParams) (wire.HookDispatchResult, error) {
-	h.mu.Lock()
-	b := h.by[p.Subscriber]
-	h.mu.Unlock()
+// hold waits d, or until the kernel cancels or the scenario ends.
+func hold(ctx context.Context, done <-chan struct{}, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-done:
+		return errHeld
+	}
+}
+
+// dispatch answers one hook/dispatch. The answer is a wire.HookDispatchResult
+// except for HookMalformed, whose raw JSON breaks the result schema on
+// purpose (PROTOCOL.md §11).
+func (h *Hooks) dispatch(ctx context.Context, done <-chan struct{}, p wire.HookDispatchParams) (any, error) {
+	b := h.Get(p.Subscriber)
+	if b.Barrier != nil {
+		b.Barrier.Arrive(ctx, done)
+	}
 	if b.Gate != nil {
 		if err := b.Gate.Wait(ctx, done); err != nil {
-			return wire.HookDispatchResult{}, err
+			return nil, err
+		}
+	}
+	if b.Hold > 0 {
+		if err := hold(ctx, done, b.Hold); err != nil {
+			return nil, err
 		}
 	}
 	switch b.Action {
 	case HookHang:
-		select {
-		case <-ctx.Done():
-			return wire.HookDispatchResult{}, ctx.Err()
-		case <-done:
-			return wire.HookDispatchResult{}, errHeld
+		if err := hold(ctx, done, HangLimit); err != nil {
+			return nil, err
 		}
 	case HookError:
-		return wire.HookDispatchResult{}, &jsonrpc.Error{Code: wire.CodeHookFailed, Message: "subscriber " + p.Subscriber + " failed (scripted)"}
+		return nil, &jsonrpc.Error{Code: wire.CodeHookFailed, Message: "subscriber " + p.Subscriber + " failed (scripted)"}
 	case HookCrash:
-		return wire.HookDispatchResult{}, crashError("subscriber " + p.Subscriber + " exited (scripted)")
+		return nil, crashError("subscriber " + p.Subscriber + " exited (scripted)")
 	case HookAllow:
 		return wire.HookDispatchResult{Outcome: wire.OutcomeVeto, Decision: wire.DecisionAllow}, nil
 	case HookDeny:
@@ -83,8 +143,12 @@ func (h *Hooks) dispatch(ctx context.Context, done <-chan struct{}, p wire.HookD
 	case HookUnspecified:
 		return wire.HookDispatchResult{Outcome: wire.OutcomeVeto, Decision: wire.DecisionUnspecified}, nil
 	case HookWrongOutcome:
-		if p.Mode == wire.ModeObserve {
+		switch p.Mode {
+		case wire.ModeObserve:
 			return wire.HookDispatchResult{Outcome: wire.OutcomeVeto, Decision: wire.DecisionAllow}, nil
+		case wire.ModeVeto:
+			pl := clonePayload(p.Payload)
+			return wire.HookDispatchResult{Outcome: wire.OutcomeTransform, Payload: &pl}, nil
 		}
 		return wire.HookDispatchResult{Outcome: wire.OutcomeAck}, nil
 	case HookAppend:
@@ -95,15 +159,28 @@ func (h *Hooks) dispatch(ctx context.Context, done <-chan struct{}, p wire.HookD
 		pl := clonePayload(p.Payload)
 		pl.Model = pl.Model + "-other"
 		return wire.HookDispatchResult{Outcome: wire.OutcomeTransform, Payload: &pl}, nil
+	case HookTamper:
+		pl := tamper(p.Payload)
+		return wire.HookDispatchResult{Outcome: wire.OutcomeTransform, Payload: &pl}, nil
+	case HookWrongVariant:
+		pl := clonePayload(p.Payload)
+		pl.Variant = otherPoint(p.Payload.Variant)
+		return wire.HookDispatchResult{Outcome: wire.OutcomeTransform, Payload: &pl}, nil
+	case HookMalformed:
+		return json.RawMessage(`{"outcome":"transform"}`), nil
 	}
+	return defaultAnswer(p), nil
+}
+
+func defaultAnswer(p wire.HookDispatchParams) wire.HookDispatchResult {
 	switch p.Mode {
 	case wire.ModeTransform:
 		pl := clonePayload(p.Payload)
-		return wire.HookDispatchResult{Outcome: wire.OutcomeTransform, Payload: &pl}, nil
+		return wire.HookDispatchResult{Outcome: wire.OutcomeTransform, Payload: &pl}
 	case wire.ModeVeto:
-		return wire.HookDispatchResult{Outcome: wire.OutcomeVeto, Decision: wire.DecisionAllow}, nil
+		return wire.HookDispatchResult{Outcome: wire.OutcomeVeto, Decision: wire.DecisionAllow}
 	}
-	return wire.HookDispatchResult{Outcome: wire.OutcomeAck}, nil
+	return wire.HookDispatchResult{Outcome: wire.OutcomeAck}
 }
 
 func clonePayload(p wire.HookPayload) wire.HookPayload {
@@ -112,3 +189,67 @@ func clonePayload(p wire.HookPayload) wire.HookPayload {
 	_ = json.Unmarshal(b, &out)
 	return out
 }
+
+// otherPoint is a generic hook point other than p.
+func otherPoint(p string) string {
+	if p == wire.PointPostApply {
+		return wire.PointPreToolCall
+	}
+	return wire.PointPostApply
+}
+
+// tamper changes one byte of an immutable field: the model at
+// pre-model-call, else the first string (in sorted key order, depth first)
+// outside variant and messages. A payload with no such string gains a
+// stop_reason, which is a change as well.
+func tamper(p wire.HookPayload) wire.HookPayload {
+	if p.Variant == wire.PointPreModelCall {
+		out := clonePayload(p)
+		out.Model += "!"
+		return out
+	}
+	raw, _ := json.Marshal(p)
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	if !tamperFirst(m, true) {
+		m["stop_reason"] = "!"
+	}
+	raw, _ = json.Marshal(m)
+	var out wire.HookPayload
+	_ = json.Unmarshal(raw, &out)
+	return out
+}
+
+func tamperFirst(v any, top bool) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			if top && (k == "variant" || k == "messages") {
+				continue
+			}
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if s, ok := x[k].(string); ok && !slices.Contains(enumFields, k) {
+				x[k] = s + "!"
+				return true
+			}
+			if tamperFirst(x[k], false) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if tamperFirst(e, false) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// enumFields hold closed value sets; changing one would break the schema
+// instead of the immutability rule.
+var enumFields = []string{"type", "role", "kind", "risk", "decision", "status", "variant", "category", "error_category"}

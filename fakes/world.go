@@ -19,8 +19,21 @@ type World struct {
 	Tools    *Tools
 	Hooks    *Hooks
 	Frontend *Frontend
+	// Agents are the sub-agent fakes: spawn-capable tools and the scripts
+	// of child sessions (spawn.go).
+	Agents *Agents
+	// DF is the deterministic-first side: confirmations, and tools that
+	// write memory as they run (dfirst.go).
+	DF *DF
 	// ContextText, when set, builds the context contribution of turn n.
 	ContextText func(turn int) string
+	// OnEvent, when set, sees every event notification as it arrives (in
+	// the connection's read loop: it must not block).
+	OnEvent func(wire.Event)
+	// ReducedText, when set, builds the contribution of a pass that asks
+	// the provider to reduce (after context_length_exceeded, ER-06); unset,
+	// the provider cannot shrink and answers as usual.
+	ReducedText func(turn int) string
 
 	done     chan struct{}
 	doneOnce sync.Once
@@ -35,11 +48,14 @@ type World struct {
 
 // NewWorld makes an empty world with default behaviours.
 func NewWorld() *World {
-	return &World{
+	w := &World{
 		Log: calllog.New(nil), Model: newModel(), Tools: newTools(), Hooks: newHooks(),
 		Frontend: newFrontend(), done: make(chan struct{}),
 		ContextText: func(turn int) string { return fmt.Sprintf("context for turn %d", turn) },
 	}
+	w.Agents = newAgents(w)
+	w.DF = newDF(w)
+	return w
 }
 
 // Close releases every call still held by a fake; it ends the scenario.
@@ -120,6 +136,10 @@ func (w *World) Accept(method string, raw json.RawMessage) *Pending {
 		var v wire.InteractiveParams
 		p.err = decode(raw, &v)
 		cc, label, p.value = v.CallContext, "interactive "+v.ToolName, &v
+	case wire.MethodFrontendConfirm:
+		var v wire.ConfirmParams
+		p.err = decode(raw, &v)
+		cc, label, p.value = v.CallContext, "confirm "+v.Tool, &v
 	default:
 		p.err = fmt.Errorf("unknown method %q", method)
 		label = method
@@ -147,6 +167,8 @@ func deref(v any) any {
 		return *x
 	case *wire.InteractiveParams:
 		return *x
+	case *wire.ConfirmParams:
+		return *x
 	}
 	return v
 }
@@ -168,11 +190,18 @@ func (w *World) respond(ctx context.Context, p *Pending) (any, error) {
 	}
 	switch v := p.value.(type) {
 	case *wire.ContextAssembleParams:
-		return wire.ContextAssembleResult{Contributions: []wire.Contribution{{Source: "conform-context", Text: w.ContextText(v.Turn)}}}, nil
+		text := w.ContextText(v.Turn)
+		if v.Reduce && w.ReducedText != nil {
+			text = w.ReducedText(v.Turn)
+		}
+		return wire.ContextAssembleResult{Contributions: []wire.Contribution{{Source: "conform-context", Text: text}}}, nil
 	case *wire.HookDispatchParams:
 		return w.Hooks.dispatch(ctx, w.done, *v)
 	case *wire.ModelStreamParams:
-		r, n := w.Model.next(v.CallContext.SessionID)
+		r, n, err := w.modelReply(ctx, v.CallContext.SessionID, v.Purpose) // a child's from its profile (spawn.go)
+		if err != nil {
+			return nil, err
+		}
 		if !r.Hang {
 			return r.stream(n), nil
 		}
@@ -186,13 +215,18 @@ func (w *World) respond(ctx context.Context, p *Pending) (any, error) {
 			return nil, errHeld
 		}
 	case *wire.ToolInvokeParams:
+		if w.Agents.spawnCapable(v.Tool) {
+			return w.Agents.invoke(ctx, *v) // spawn.go
+		}
 		return w.Tools.invoke(ctx, w.done, *v)
 	case *wire.ToolPreviewParams:
-		return wire.ToolPreviewResult{Preview: "preview of " + v.Tool + " " + string(v.Input)}, nil
+		return w.Tools.preview(ctx, w.done, *v)
 	case *wire.PermissionParams:
 		return w.Frontend.permission(ctx, w.done, *v)
 	case *wire.InteractiveParams:
-		return w.Frontend.interactive(*v), nil
+		return w.Frontend.interactive(ctx, w.done, *v)
+	case *wire.ConfirmParams:
+		return w.DF.confirm(ctx, *v) // dfirst.go
 	}
 	return nil, &jsonrpc.Error{Code: wire.CodeMethodNotFound, Message: "unknown method " + p.method}
 }
@@ -235,6 +269,9 @@ func (w *World) Notify(method string, raw json.RawMessage) {
 			w.events = append(w.events, ev)
 			w.mu.Unlock()
 			label, session, turn, v = "event "+ev.Kind, ev.SessionID, ev.TurnID, ev
+			if w.OnEvent != nil {
+				defer w.OnEvent(ev) // after the event is in the log
+			}
 		}
 	default:
 		label = "notification " + method

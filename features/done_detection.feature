@@ -25,3 +25,45 @@ Feature: Done detection
     Then the model was asked 3 times
     And the session ends with status "completed"
     And the final message says "Both looked up."
+
+  @TA-27 @must
+  Scenario: a call to a terminal resource ends the loop right after its post-tool-call hook
+    The mark terminates_turn travels in the session config (A-19). Whatever
+    else the message held, no further model request follows the terminal
+    call's post-tool-call hook, and the session is completed.
+    Given a resource tool "finish" from provider "kb"
+    And the tool "finish" is marked terminates_turn
+    And a policy rule "allow-finish" that allows "finish"
+    And the model answers request 1 with calls finish(answer "42"), lookup(id "q1")
+    And the model answers request 2 with text "This should never be asked for."
+    When the session runs
+    Then the model was asked 1 time
+    And the tool "finish" was invoked 1 time
+    And the post-tool-call hook saw the call to "finish"
+    And the session ends with status "completed"
+
+  @TA-27 @must
+  Scenario: an unmarked resource in the same place does not end the loop
+    Given a resource tool "save" from provider "kb"
+    And a policy rule "allow-save" that allows "save"
+    And the model answers request 1 with calls save(answer "42"), lookup(id "q1")
+    And the model answers request 2 with text "Saved and looked up."
+    When the session runs
+    Then the model was asked 2 times
+    And the session ends with status "completed"
+    And the final message says "Saved and looked up."
+
+  @TA-11 @may
+  Scenario: a provider's terminal mark ends the loop on top of implicit done detection
+    Implicit done detection stays the baseline: the same session ends by a
+    reply without tool calls when the terminal tool is not called.
+    Given a resource tool "finish" from provider "kb"
+    And the tool "finish" is marked terminates_turn
+    And a policy rule "allow-finish" that allows "finish"
+    And the model answers request 1 with call lookup(id "q1")
+    And the model answers request 2 with call finish(answer "done")
+    And the model answers request 3 with text "This should never be asked for."
+    When the session runs
+    Then the model was asked 2 times
+    And the post-tool-call hook saw the call to "finish"
+    And the session ends with status "completed"

@@ -13,4 +13,11 @@
 // lifecycle), and refusing a bad config before the session starts (HD-16,
 // TA-25, ER-05). The loop itself is in package loop; see the doc of each
 // part's package for the requirements it serves.
+//
+// Sub-agents: Spawn serves the RunSession callback (session/spawn) of a
+// spawn-capable tool and Cancel reaches children too. Every live session,
+// root or child, is a node of the kernel's in-memory tree (package
+// subagent), which threads depth and cost budgets, caps concurrent children
+// per parent, rolls costs up to every ancestor and cascades cancellation
+// (SA-01 to SA-16, TA-07).
 package refkernel

@@ -5,6 +5,9 @@ import (
 
 	"github.com/agentconform/conform/refkernel/doomloop"
 	"github.com/agentconform/conform/refkernel/loop"
+	"github.com/agentconform/conform/refkernel/plangate"
+	"github.com/agentconform/conform/refkernel/retry"
+	"github.com/agentconform/conform/refkernel/subagent"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -15,16 +18,22 @@ const (
 )
 
 // Capabilities are the optional capabilities (names from
-// spec/requirements.json) the reference kernel really implements. Soft
-// limits, weighted tokens, the doom-loop model check, batched asks, the
-// circuit breaker and history forking are not offered yet.
+// spec/requirements.json) the reference kernel really implements.
 var Capabilities = []string{
 	"bound.max_cost_usd",
 	"bound.max_wall_clock_s",
+	"bound.soft_limits",
+	"cost.weighted_tokens",
+	"doomloop.model_check",
 	"done.terminal_tool",
+	"errors.crash_breaker",
 	"errors.tool_crash_result",
 	"hooks.concurrent_observe",
 	"hooks.third_party_veto",
+	"plan.batched_ask",
+	"plan.circuit_breaker",
+	"subagents.history_fork",
+	"profile.deterministic_first",
 }
 
 // Readings are the kernel's answers to points the spec leaves open. The
@@ -32,16 +41,31 @@ var Capabilities = []string{
 // further choices of this kernel.
 func Readings() map[string]string {
 	return map[string]string{
-		"doom_loop.default_threshold":  strconv.Itoa(doomloop.DefaultThreshold),
-		"doom_loop.status":             doomloop.Status,
-		"circuit_breaker.status":       wire.StatusErrorMaxTurns,
-		"hooks.transform_abort_status": wire.StatusFailed,
-		"depth.meaning":                "tree",
-		"model_error.status":           wire.StatusFailed,
-		"hooks.unknown_tool":           "no_tool_hooks",
-		"hooks.observe_failure_record": wire.EventHookError,
-		"policy.always_scope":          "refused_unless_persist_always",
-		"plan.preview_timeout_ms":      strconv.Itoa(int(loop.DefaultPreviewTimeout.Milliseconds())),
+		"doom_loop.default_threshold":          strconv.Itoa(doomloop.DefaultThreshold),
+		"doom_loop.status":                     doomloop.Status,
+		"doom_loop.interactive_calls":          "invisible", // see package doomloop for its readings
+		"doom_loop.model_check_min_confidence": strconv.FormatFloat(doomloop.Confident, 'f', -1, 64),
+		"bound.soft_resume":                    "fresh_allowance", // see package bounds for its readings
+		"bound.cost_fires_at":                  "remaining_budget_le_zero",
+		"circuit_breaker.status":               plangate.BreakerStatus,
+		"circuit_breaker.default":              "off",
+		"plan.max_asks":                        strconv.Itoa(plangate.MaxAsks),
+		"concurrency.interactive":              "one_shared_exclusive_key",
+		"hooks.transform_abort_status":         wire.StatusFailed,
+		"depth.meaning":                        "tree", // see package subagent for its readings
+		"max_depth.default":                    strconv.Itoa(subagent.DefaultMaxDepth),
+		"subagents.max_concurrent.default":     strconv.Itoa(subagent.DefaultMaxConcurrent),
+		"subagents.fork":                       "parent_history_at_turn_start",
+		"subagents.parent_mismatch":            "invalid_params",
+		"model_error.status":                   wire.StatusFailed,
+		"retry.jitter_min_ratio":               strconv.FormatFloat(retry.JitterMinRatio, 'f', -1, 64),
+		"retry.session_max_retries.default":    strconv.Itoa(retry.DefaultSessionMaxRetries),
+		"errors.crash_breaker.count":           "per_provider_in_a_row",
+		"hooks.unknown_tool":                   "no_tool_hooks",
+		"hooks.observe_failure_record":         wire.EventHookError,
+		"policy.always_scope":                  "refused_unless_persist_always",
+		"plan.preview_timeout_ms":              strconv.Itoa(int(loop.DefaultPreviewTimeout.Milliseconds())),
+		"df.reopen_history":                    "fresh", // see package dfirst
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/agentconform/conform/refkernel/ids"
 	"github.com/agentconform/conform/refkernel/loop"
 	"github.com/agentconform/conform/refkernel/plangate"
+	"github.com/agentconform/conform/refkernel/subagent"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -41,10 +42,13 @@ type Kernel struct {
 	ids            ids.Generator
 	previewTimeout time.Duration
 	store          plangate.Store
+	tree           *subagent.Tree // every live session, roots and children (spawn.go)
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
 	ended   map[string]bool // cancelling these is a no-op, not an error
+	paused  sync.Map        // session id → *loop.Session, for Continue (soft.go)
+	df      dfSessions      // deterministic-first runs and states (dfirst.go)
 }
 
 // Option tunes a Kernel.
@@ -74,6 +78,7 @@ func New(p Parts, opts ...Option) *Kernel {
 		running:        map[string]context.CancelFunc{},
 		ended:          map[string]bool{},
 	}
+	k.tree = subagent.NewTree(k.parts.Subagents)
 	for _, o := range opts {
 		o(k)
 	}
@@ -92,16 +97,26 @@ func (k *Kernel) Run(ctx context.Context, h Host, p wire.RunParams) (wire.RunSes
 		PreviewTimeout: k.previewTimeout,
 		Store:          k.store,
 		Params:         p,
+		Tree:           k.tree,
+		DFPrior:        k.df.prior(p.SessionID), // a re-opened session (dfirst.go)
 	})
+	if errors.Is(err, loop.ErrSessionRunning) {
+		return wire.RunSessionResult{}, ErrSessionRunning
+	}
 	if err != nil {
 		return wire.RunSessionResult{}, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if err := k.register(p.SessionID, cancel); err != nil {
+		s.Discard()
 		return wire.RunSessionResult{}, err
 	}
 	defer k.unregister(p.SessionID)
+	k.paused.Store(p.SessionID, s)
+	defer k.paused.Delete(p.SessionID)
+	k.df.start(p.SessionID, s)
+	defer k.df.end(p.SessionID, s)
 	return s.Run(ctx), nil
 }
 
@@ -110,6 +125,9 @@ func (k *Kernel) Run(ctx context.Context, h Host, p wire.RunParams) (wire.RunSes
 // already ended does nothing; an id the kernel never ran is
 // ErrUnknownSession.
 func (k *Kernel) Cancel(sessionID string) error {
+	if live, ended := k.tree.Cancel(sessionID); live || ended { // children too, and their subtrees (SA-08)
+		return nil
+	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if cancel, ok := k.running[sessionID]; ok {

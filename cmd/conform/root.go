@@ -15,6 +15,6 @@ frontend providers, drives the kernel over the conform.wire/v1 protocol
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newListCmd(), newExplainCmd(), newKernelCmd())
+	root.AddCommand(newRunCmd(), newListCmd(), newExplainCmd(), newKernelCmd(), newFuzzCmd())
 	return root
 }

@@ -52,7 +52,7 @@ compliance label always says how many there are.`,
 	fl.StringVar(&f.junitOut, "junit", "", "write a JUnit XML report to this file")
 	fl.StringVar(&f.mdOut, "markdown", "", "write a Markdown summary to this file")
 	fl.StringVar(&f.features, "features", "", "run the .feature files under this folder instead of the embedded suite")
-	fl.IntVarP(&f.jobs, "jobs", "j", 2, "scenarios run in parallel (each on its own kernel instance)")
+	fl.IntVarP(&f.jobs, "jobs", "j", 6, "scenarios run in parallel, each on its own kernel instance (scenarios mostly wait on the kernel, so more than the core count pays)")
 	fl.DurationVar(&f.timeout, "timeout", 20*time.Second, "time one scenario's session may take before the kernel is declared hung")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no per-scenario progress")
 	return cmd

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -89,7 +90,7 @@ var Version = "0.1.0"
 func (k *Kernel) fault(s string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if len(k.faults) < 20 {
+	if len(k.faults) < 20 && !slices.Contains(k.faults, s) {
 		k.faults = append(k.faults, s)
 	}
 }
@@ -164,6 +165,7 @@ func (k *Kernel) exitText(method string) string {
 // Register routes a session's traffic to a world. Child sessions are routed
 // when their session_meta row names a routed parent.
 func (k *Kernel) Register(session string, w *fakes.World) {
+	w.Agents.Bind(k, session) // spawn-capable fakes call back through k
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.routes[session] = &route{world: w}
@@ -204,7 +206,11 @@ func (k *Kernel) arrive(req *jsonrpc.Request) {
 	}
 	w, ok := k.lookup(session)
 	if !ok {
-		k.fault(fmt.Sprintf("%s for unknown session %q", req.Method, session))
+		// A request whose params break the schema is reported as that (by
+		// the transport's validation), not as a routing problem.
+		if req.IsNotification() || wire.Validate(req.Method, wire.PartParams, req.Params) == nil {
+			k.fault(fmt.Sprintf("%s for unknown session %q", req.Method, session))
+		}
 		return
 	}
 	if req.IsNotification() {
@@ -281,6 +287,14 @@ func (c *ConfigRejected) Error() string { return "kernel rejected the session co
 // Cancel asks the kernel to cancel a session.
 func (k *Kernel) Cancel(ctx context.Context, session string) error {
 	return k.rpc.Call(ctx, wire.MethodSessionCancel, wire.CancelParams{SessionID: session}, nil)
+}
+
+// Spawn sends session/spawn, as a spawn-capable tool does while its
+// tool/invoke is in flight, and returns the child's result.
+func (k *Kernel) Spawn(ctx context.Context, p wire.SpawnParams) (wire.RunSessionResult, error) {
+	var res wire.RunSessionResult
+	err := k.rpc.Call(ctx, wire.MethodSessionSpawn, p, &res)
+	return res, err
 }
 
 // Shutdown asks the kernel to exit cleanly.

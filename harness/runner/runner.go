@@ -37,6 +37,10 @@ type Options struct {
 	Progress io.Writer
 	// LogLines bounds the recorded log kept per non-passing scenario.
 	LogLines int
+	// Pool, when set, supplies the kernels instead of a pool of the run's
+	// own; it stays open after the run (conform fuzz runs many small runs
+	// on the same kernels). Launcher still names the kernel in the report.
+	Pool *driver.Pool
 }
 
 // ErrIncomplete means the run stopped before every scenario had a verdict.
@@ -45,7 +49,13 @@ var ErrIncomplete = errors.New("run incomplete")
 // Version is conform's version, reported in every report.
 var Version = "0.1.0"
 
-var formatSeq atomic.Int64
+var (
+	formatSeq      atomic.Int64
+	registerFormat sync.Once
+	collectors     sync.Map // suite name → *collector
+)
+
+const formatName = "conform-collector"
 
 // Run checks the kernel and returns the report. A non-nil error means the
 // harness could not run (bad features, kernel that cannot start), except
@@ -76,8 +86,11 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		return nil, err
 	}
 
-	pool := driver.NewPool(opt.Launcher)
-	defer pool.Close()
+	pool := opt.Pool
+	if pool == nil {
+		pool = driver.NewPool(opt.Launcher)
+		defer pool.Close()
+	}
 	k, err := pool.Get(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("the kernel could not be started and initialized: %w", err)
@@ -87,17 +100,25 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 
 	env := &steps.Env{Pool: pool, ScenarioTimeout: opt.ScenarioTimeout, Info: info}
 	col := &collector{docs: map[string]*messages.GherkinDocument{}, undefined: map[string]string{}, progress: opt.Progress, logLines: opt.LogLines}
-	format := fmt.Sprintf("conform-%d", formatSeq.Add(1))
-	godog.Format(format, "conform result collector", func(suite string, out io.Writer) godog.Formatter {
-		return &collectFmt{BaseFmt: godog.NewBaseFmt(suite, io.Discard), col: col}
+	// godog's formatter registry is global and not safe for concurrent
+	// use, so one formatter is registered once and finds this run's
+	// collector by the suite name it is handed.
+	suiteName := fmt.Sprintf("conform-%d", formatSeq.Add(1))
+	collectors.Store(suiteName, col)
+	defer collectors.Delete(suiteName)
+	registerFormat.Do(func() {
+		godog.Format(formatName, "conform result collector", func(suite string, out io.Writer) godog.Formatter {
+			c, _ := collectors.Load(suite)
+			return &collectFmt{BaseFmt: godog.NewBaseFmt(suite, io.Discard), col: c.(*collector)}
+		})
 	})
 	suite := godog.TestSuite{
-		Name: "conform",
+		Name: suiteName,
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
 			steps.Register(sc, env, col.add)
 		},
 		Options: &godog.Options{
-			Format: format, Output: io.Discard, FS: opt.FS, Paths: files,
+			Format: formatName, Output: io.Discard, FS: opt.FS, Paths: files,
 			Tags: opt.Tags, Concurrency: opt.Concurrency, Strict: true, NoColors: true,
 			DefaultContext: ctx,
 		},

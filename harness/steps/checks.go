@@ -42,11 +42,12 @@ func (s *Scenario) modelRequest(nth string) (wire.ModelStreamParams, error) {
 
 // turns splits the root session's requests into turns: a turn starts at a
 // context/assemble request (step 1) and runs until the next one. Requests
-// before the first turn (session-start hooks) are turn 0.
+// before the first turn (session-start hooks) are turn 0. A reduce: true
+// pass stays inside its turn (ER-06).
 func (s *Scenario) turns() [][]calllog.Entry {
 	out := [][]calllog.Entry{nil}
 	for _, e := range s.requests() {
-		if e.Method == wire.MethodContextAssemble {
+		if p, ok := e.Value.(wire.ContextAssembleParams); ok && !p.Reduce {
 			out = append(out, nil)
 		}
 		out[len(out)-1] = append(out[len(out)-1], e)

@@ -37,61 +37,61 @@ func Register(sc *godog.ScenarioContext, env *Env, done func(Outcome)) {
 	})
 
 	// Tools, policy, hooks.
-	sc.Step(`^an? (data_source|resource|interactive) tool "([^"]+)" from provider "([^"]+)"( declared safe with no key fields| declared safe with key fields "([^"]*)"| declared unsafe)?$`,
+	sc.Step(stepRE(`^an? (data_source|resource|interactive) tool "([^"]+)" from provider "([^"]+)"( declared safe with no key fields| declared safe with key fields "([^"]*)"| declared unsafe)?$`),
 		func(kind, name, provider, conc, keys string) error {
 			return s.declareTool(kind, name, provider, conc, keys)
 		})
-	sc.Step(`^a policy rule "([^"]+)" that (allows|asks for|denies) "([^"]+)"$`, s.policyRule)
-	sc.Step(`^an? (observe|transform|veto) subscriber "([^"]+)" at every hook point$`, s.subscriberAtEveryPoint)
-	sc.Step(`^an? (observe|transform|veto) subscriber "([^"]+)" at "([^"]+)"$`, s.subscriberAt)
-	sc.Step(`^telemetry is (on|off)$`, s.telemetry)
+	sc.Step(stepRE(`^a policy rule "([^"]+)" that (allows|asks for|denies) "([^"]+)"$`), s.policyRule)
+	sc.Step(stepRE(`^an? (observe|transform|veto) subscriber "([^"]+)" at every hook point$`), s.subscriberAtEveryPoint)
+	sc.Step(stepRE(`^an? (observe|transform|veto) subscriber "([^"]+)" at "([^"]+)"$`), s.subscriberAt)
+	sc.Step(stepRE(`^telemetry is (on|off)$`), s.telemetry)
 
 	// Bounds.
-	sc.Step(`^the session allows at most (\d+) turns?$`, s.maxTurns)
-	sc.Step(`^the session also has a cost bound of \$(\S+) and a wall-clock bound of (\S+) seconds$`, s.looseOtherBounds)
+	sc.Step(stepRE(`^the session allows at most (\d+) turns?$`), s.maxTurns)
+	sc.Step(stepRE(`^the session also has a cost bound of \$(\S+) and a wall-clock bound of (\S+) seconds$`), s.looseOtherBounds)
 
 	// The model's script.
-	sc.Step(`^the model answers request (\d+(?:st|nd|rd|th)?) with calls? (.+)$`, s.answerCalls)
-	sc.Step(`^the model answers request (\d+(?:st|nd|rd|th)?) with text "([^"]*)"$`, s.answerText)
-	sc.Step(`^the model answers every request with a call to "([^"]+)" whose (\w+) changes each time$`, s.answerEveryCallVarying)
-	sc.Step(`^the model hangs on request (\d+) and the harness cancels the session meanwhile$`, s.hangAndCancel)
+	sc.Step(stepRE(`^the model answers request (\d+(?:st|nd|rd|th)?) with calls? (.+)$`), s.answerCalls)
+	sc.Step(stepRE(`^the model answers request (\d+(?:st|nd|rd|th)?) with text "([^"]*)"$`), s.answerText)
+	sc.Step(stepRE(`^the model answers every request with a call to "([^"]+)" whose (\w+) changes each time$`), s.answerEveryCallVarying)
+	sc.Step(stepRE(`^the model hangs on request (\d+) and the harness cancels the session meanwhile$`), s.hangAndCancel)
 
-	sc.Step(`^the session runs$`, s.sessionRuns)
+	sc.Step(stepRE(`^the session runs$`), s.sessionRuns)
 
 	// Checks.
-	sc.Step(`^the session ends with status "([^"]+)"$`, s.sessionEndsWith)
-	sc.Step(`^the model was asked (\d+) times?$`, s.modelAsked)
-	sc.Step(`^model request (\d+) offered no tools$`, s.requestOfferedNoTools)
-	sc.Step(`^model request (\d+) carried an instruction the harness did not send$`, s.requestCarriedInstruction)
-	sc.Step(`^model request (\d+) still holds the results of every earlier tool call$`, s.requestHoldsEarlierResults)
-	sc.Step(`^no tool ran after model request (\d+)$`, s.noInvokeAfter)
-	sc.Step(`^the requests of turn (\d+) arrived in this order:$`, func(n string, t *godog.Table) error {
+	sc.Step(stepRE(`^the session ends with status "([^"]+)"$`), s.sessionEndsWith)
+	sc.Step(stepRE(`^the model was asked (\d+) times?$`), s.modelAsked)
+	sc.Step(stepRE(`^model request (\d+) offered no tools$`), s.requestOfferedNoTools)
+	sc.Step(stepRE(`^model request (\d+) carried an instruction the harness did not send$`), s.requestCarriedInstruction)
+	sc.Step(stepRE(`^model request (\d+) still holds the results of every earlier tool call$`), s.requestHoldsEarlierResults)
+	sc.Step(stepRE(`^no tool ran after model request (\d+)$`), s.noInvokeAfter)
+	sc.Step(stepRE(`^the requests of turn (\d+) arrived in this order:$`), func(n string, t *godog.Table) error {
 		var want []string
 		for _, r := range t.Rows {
 			want = append(want, strings.TrimSpace(r.Cells[0].Value))
 		}
 		return s.turnOrder(n, want)
 	})
-	sc.Step(`^turn (\d+) started with "([^"]+)"$`, s.turnStartsWith)
-	sc.Step(`^model request (\d+) ends with the assistant message of request (\d+) followed by one result for each of its calls$`, s.requestEndsWithResults)
-	sc.Step(`^no (.+) hook was dispatched$`, s.pointsNeverDispatched)
-	sc.Step(`^"([^"]+)" was dispatched exactly once(, before the first context assemble|, after the last model request)?$`, s.dispatchedOnce)
-	sc.Step(`^the session-end payload carries the final status$`, s.sessionEndPayloadStatus)
-	sc.Step(`^the last session_meta row carries the final status$`, s.lastMetaStatus)
-	sc.Step(`^the final message says "([^"]*)"$`, s.finalMessageSays)
+	sc.Step(stepRE(`^turn (\d+) started with "([^"]+)"$`), s.turnStartsWith)
+	sc.Step(stepRE(`^model request (\d+) ends with the assistant message of request (\d+) followed by one result for each of its calls$`), s.requestEndsWithResults)
+	sc.Step(stepRE(`^no (.+) hook was dispatched$`), s.pointsNeverDispatched)
+	sc.Step(stepRE(`^"([^"]+)" was dispatched exactly once(, before the first context assemble|, after the last model request)?$`), s.dispatchedOnce)
+	sc.Step(stepRE(`^the session-end payload carries the final status$`), s.sessionEndPayloadStatus)
+	sc.Step(stepRE(`^the last session_meta row carries the final status$`), s.lastMetaStatus)
+	sc.Step(stepRE(`^the final message says "([^"]*)"$`), s.finalMessageSays)
 
 	// Trace (TA-17).
-	sc.Step(`^the trace has one turn span per turn$`, s.turnSpanCount)
-	sc.Step(`^every model request lies inside a model_call span within its turn span$`, func() error {
+	sc.Step(stepRE(`^the trace has one turn span per turn$`), s.turnSpanCount)
+	sc.Step(stepRE(`^every model request lies inside a model_call span within its turn span$`), func() error {
 		return s.coveredBy("model/stream", "model_call")
 	})
-	sc.Step(`^every tool invoke lies inside a tool_execution span within its turn span$`, func() error {
+	sc.Step(stepRE(`^every tool invoke lies inside a tool_execution span within its turn span$`), func() error {
 		return s.coveredBy("tool/invoke", "tool_execution")
 	})
-	sc.Step(`^every interactive call lies inside a tool_execution span within its turn span$`, func() error {
+	sc.Step(stepRE(`^every interactive call lies inside a tool_execution span within its turn span$`), func() error {
 		return s.coveredBy("frontend/interactive", "tool_execution")
 	})
-	sc.Step(`^a policy_chain span in each turn ends before "([^"]+)" is applied$`, s.policyChainBeforeApply)
+	sc.Step(stepRE(`^a policy_chain span in each turn ends before "([^"]+)" is applied$`), s.policyChainBeforeApply)
 
 	for _, reg := range areaSteps {
 		reg(s, sc)

@@ -47,6 +47,13 @@ type Scenario struct {
 
 	cancelOnHang int
 	modelTools   []string // tool names the scenario declared, in order
+
+	hooks hookState // hook dispatch area (hooks.go)
+
+	limits limitsState // bounds, cost, doom loop, call context area (bounds.go)
+	// onRun run with the kernel just before the session starts, so that a
+	// scenario can act on the kernel during the run (continue, cancel).
+	onRun []func(k *driver.Kernel)
 }
 
 // newScenario starts a scenario with the defaults every check relies on: one
@@ -93,6 +100,9 @@ func (s *Scenario) run(ctx context.Context) error {
 		s.World.Model.OnHang = func(session string) {
 			go func() { _ = k.Cancel(context.Background(), session) }()
 		}
+	}
+	for _, f := range s.onRun {
+		f(k)
 	}
 	res, err := k.Run(ctx, s.World, wire.RunParams{SessionID: s.SessionID, Prompt: s.Prompt, Config: s.Cfg}, s.env.ScenarioTimeout)
 	s.Result = res

@@ -103,6 +103,8 @@ type Conn struct {
 	seq    int64 // read loop only
 
 	mu       sync.Mutex
+	idle     *sync.Cond // signalled when a served request's reply is written
+	serving  int        // requests being served, reply not yet written
 	pending  map[string]*pending
 	incoming map[string]context.CancelFunc
 	closed   bool
@@ -136,10 +138,23 @@ func New(r io.Reader, w io.Writer, closer io.Closer, h Handler, opt Options) *Co
 	if opt.MaxLine <= 0 {
 		opt.MaxLine = DefaultMaxLine
 	}
-	return &Conn{
+	c := &Conn{
 		r: bufio.NewReaderSize(r, 64<<10), w: w, closer: closer, handler: h, opt: opt,
 		pending: map[string]*pending{}, incoming: map[string]context.CancelFunc{},
 		done: make(chan struct{}),
+	}
+	c.idle = sync.NewCond(&c.mu)
+	return c
+}
+
+// WaitOthers blocks until every request being served, other than the
+// caller's own, has had its reply written. A server answering shutdown uses
+// it so that no earlier answer is lost when the connection closes.
+func (c *Conn) WaitOthers() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.serving > 1 && !c.closed {
+		c.idle.Wait()
 	}
 }
 
@@ -169,6 +184,7 @@ func (c *Conn) shutdown(err error) {
 		return
 	}
 	c.closed = true
+	c.idle.Broadcast()
 	c.err = err
 	pend := c.pending
 	c.pending = map[string]*pending{}
@@ -305,9 +321,16 @@ func (c *Conn) serve(m wireMsg, line []byte) {
 		return
 	}
 	c.incoming[string(m.ID)] = cancel
+	c.serving++
 	c.mu.Unlock()
 	go func() {
 		defer cancel()
+		defer func() {
+			c.mu.Lock()
+			c.serving--
+			c.idle.Broadcast()
+			c.mu.Unlock()
+		}()
 		if c.opt.Validate != nil {
 			if err := c.opt.Validate(m.Method, Params, m.Params); err != nil {
 				c.violation(fmt.Sprintf("%s params: %v", m.Method, err), line)

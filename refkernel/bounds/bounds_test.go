@@ -55,8 +55,8 @@ func TestValidate(t *testing.T) {
 		{MaxTurns: ip(0)},
 		{MaxCostUSD: fp(-1)},
 		{MaxWallClockS: fp(0)},
-		{Soft: true},
 		{Weights: &wire.TokenWeights{}},
+		{Weights: &wire.TokenWeights{SamplingTokenWeight: -1, MaxWeightedTokens: 10}},
 	}
 	for _, b := range bad {
 		if Validate(b) == nil {
@@ -65,5 +65,46 @@ func TestValidate(t *testing.T) {
 	}
 	if err := Validate(wire.Bounds{MaxTurns: ip(1), MaxCostUSD: fp(0), MaxWallClockS: fp(0.1)}); err != nil {
 		t.Error(err)
+	}
+	if err := Validate(wire.Bounds{Soft: true, Weights: &wire.TokenWeights{SamplingTokenWeight: 1, MaxWeightedTokens: 5}}); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestWeightedTokensAreTheCostDimension(t *testing.T) {
+	l := wire.Bounds{MaxTurns: ip(10), Weights: &wire.TokenWeights{SamplingTokenWeight: 1, PrefillTokenWeight: 0.5, MaxWeightedTokens: 100}}
+	if _, ok := (Standard{}).Check(l, State{Turns: 1, WeightedTokens: 99}); ok {
+		t.Fatal("fired below the weighted budget")
+	}
+	f, ok := Standard{}.Check(l, State{Turns: 1, WeightedTokens: 100})
+	if !ok || f.Bound != MaxCostUSD || f.Status != wire.StatusErrorMaxBudgetUSD {
+		t.Fatalf("got %+v, %v; want the max_cost_usd bound", f, ok)
+	}
+}
+
+func TestSoft(t *testing.T) {
+	l := wire.Bounds{MaxTurns: ip(2), MaxCostUSD: fp(1), MaxWallClockS: fp(1), Soft: true}
+	for _, c := range []struct {
+		s    State
+		soft bool
+	}{
+		{State{Turns: 2}, true},
+		{State{Turns: 1, CostUSD: 1}, true},
+		{State{Turns: 1, Elapsed: time.Second}, false},
+	} {
+		f, ok := Standard{}.Check(l, c.s)
+		if !ok || f.Soft != c.soft {
+			t.Errorf("%+v: got %+v, %v; want soft=%v", c.s, f, ok, c.soft)
+		}
+	}
+	if f, _ := (Standard{}).Check(wire.Bounds{MaxTurns: ip(1)}, State{Turns: 1}); f.Soft {
+		t.Error("a bound is soft by default")
+	}
+	a := Allowance{Turns: 2, CostUSD: 1}
+	if _, ok := (Standard{}).Check(l, a.Since(State{Turns: 3, CostUSD: 1.5})); ok {
+		t.Error("fired inside the fresh allowance")
+	}
+	if f, ok := (Standard{}).Check(l, a.Since(State{Turns: 4, CostUSD: 1.5})); !ok || f.Bound != MaxTurns {
+		t.Errorf("got %+v, %v after the fresh allowance", f, ok)
 	}
 }

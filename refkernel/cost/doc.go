@@ -8,5 +8,8 @@
 // half-open (TA-25, A-12); a price list under which some point matches no
 // tier or several is refused before the session starts.
 //
-// Weighted tokens (TA-05) are not implemented.
+// Weighted tokens (TA-05) refine the cost dimension: Weighted gives an
+// event's weighted tokens, reported with its cost, and the bounds package
+// compares their sum with bounds.weights.max_weighted_tokens as part of
+// max_cost_usd. Reporter is the seam that sends each priced event.
 package cost

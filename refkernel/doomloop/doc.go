@@ -7,8 +7,14 @@
 // calls, in message order, across turns, whatever their outcome (A-01,
 // A-02); interactive calls are invisible. At step 16 the detector
 // fires when the last threshold hashes are equal. window_size only bounds
-// the history kept. The model-check tier (TA-13) is not implemented;
-// model_check_window is accepted and ignored.
+// the history kept.
+//
+// The second tier (TA-13, ModelCheck) is on when model_check_window > 0:
+// every model_check_window relevant calls, at step 16, the kernel sends a
+// model/stream of purpose loop_check with the window's calls and no tools,
+// prices its usage like any other, and treats a confident yes (looping
+// true, confidence >= 0.8) as a fired doom loop. The reading of the answer
+// follows PROTOCOL.md §7.3.
 //
 // Readings declared by the kernel: "doom_loop.default_threshold" = "3" and
 // "doom_loop.status" = "error_max_turns" (A-06: there is no status of its

@@ -92,6 +92,8 @@ func Validate(c *wire.DoomLoop) error {
 		return errors.New("doom_loop.threshold must be at least 2")
 	case c.WindowSize != nil && *c.WindowSize < Threshold(c):
 		return errors.New("doom_loop.window_size must not be smaller than the threshold")
+	case c.ModelCheckWindow < 0:
+		return errors.New("doom_loop.model_check_window must not be negative")
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/agentconform/conform/internal/jsonrpc"
 	"github.com/agentconform/conform/refkernel/host"
 	"github.com/agentconform/conform/refkernel/internal/await"
 	"github.com/agentconform/conform/spec/wire"
@@ -22,10 +23,11 @@ func Timeout(sub wire.Subscriber, defaultMS int) time.Duration {
 	return time.Duration(ms) * time.Millisecond
 }
 
-// call dispatches to one subscriber under its deadline. It returns the
-// answer, or the failure category when the subscriber failed, or an error
-// when the session itself was cancelled (which is nobody's failure).
-func (Standard) call(ctx context.Context, env Env, req Request, sub wire.Subscriber, p wire.HookPayload) (wire.HookDispatchResult, string, error) {
+// Invoke dispatches to one subscriber under its deadline, inside its
+// hook_subscriber span. It returns the answer, or the failure category when
+// the subscriber failed, or an error when the session itself was cancelled
+// (which is nobody's failure). Wrapping dispatchers reuse it.
+func Invoke(ctx context.Context, env Env, req Request, sub wire.Subscriber, p wire.HookPayload) (wire.HookDispatchResult, string, error) {
 	ctx, span := env.Tracer.Start(ctx, wire.RoleHookSubscribe, "hook_subscriber "+sub.ID, spanAttrs(req.CallContext,
 		attribute.String(AttrPoint, req.Point),
 		attribute.String(AttrSubscriber, sub.ID),
@@ -53,11 +55,16 @@ func (Standard) call(ctx context.Context, env Env, req Request, sub wire.Subscri
 	return res, category(sub.Mode, err), nil
 }
 
-// category classifies a failed call by what went wrong and the mode.
+// category classifies a failed call by what went wrong and the mode. An
+// answer that breaks the result schema is the subscriber's invalid
+// response, not a transport failure (PROTOCOL.md §7.2).
 func category(mode string, err error) string {
+	var bad *jsonrpc.Violation
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return wire.HookErrTimeout
+	case errors.As(err, &bad):
+		return wire.HookErrInvalidResponse
 	case host.HasCode(err, wire.CodeProcessCrashed):
 		return wire.HookErrProcessCrashed
 	case mode == wire.ModeTransform:
@@ -69,7 +76,9 @@ func category(mode string, err error) string {
 	}
 }
 
-func reportFailure(env Env, req Request, sub wire.Subscriber, cat, msg string) {
+// ReportFailure sends the hook_error event of a failed subscriber, with the
+// subscriber as its producer (HD-14).
+func ReportFailure(env Env, req Request, sub wire.Subscriber, cat, msg string) {
 	host.Emit(env.Host, req.CallContext.SessionID, req.CallContext.TurnID, wire.EventHookError, sub.ID, map[string]any{
 		"point":      req.Point,
 		"subscriber": sub.ID,

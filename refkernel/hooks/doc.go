@@ -24,6 +24,10 @@
 //     skips every later subscriber (HD-11). Third-party vetoes are accepted
 //     as declared (HD-08).
 //
+// In every mode, an answer that breaks the hook/dispatch result schema is
+// the subscriber's INVALID_RESPONSE (PROTOCOL.md §7.2), not a transport
+// failure.
+//
 // Transform and veto subscribers are strictly sequential (HD-06). Every
 // dispatch gets a hook_dispatch span with one hook_subscriber child per
 // subscriber called (HD-13); hook_error events name the subscriber as their
@@ -32,4 +36,8 @@
 // (one plugin may subscribe at several points), a subscription at
 // context-assemble (served by context/assemble instead, HD-17), or a point
 // the subscriber does not list in its supported points.
+//
+// Invoke, CheckTransform and ReportFailure are the building blocks of
+// Standard, exported so that a wrapping dispatcher (the mutants of the
+// conformance suite) can reuse them.
 package hooks

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentconform/conform/internal/jsonrpc"
 	"github.com/agentconform/conform/refkernel/host"
 	"github.com/agentconform/conform/refkernel/trace"
 	"github.com/agentconform/conform/spec/wire"
@@ -101,6 +102,12 @@ func fail(code int) behaviour {
 	}
 }
 
+// violation is what the wire transport returns for an answer that fails the
+// result schema.
+func violation(context.Context, wire.HookDispatchParams) (wire.HookDispatchResult, error) {
+	return wire.HookDispatchResult{}, &jsonrpc.Violation{What: "hook/dispatch result: at /: missing property payload"}
+}
+
 // hang waits for the kernel to give up on the call.
 func hang(ctx context.Context, _ wire.HookDispatchParams) (wire.HookDispatchResult, error) {
 	<-ctx.Done()
@@ -181,6 +188,7 @@ func TestTransformFailureAborts(t *testing.T) {
 		{"ack instead of transform", wire.PointPreModelCall, ack, wire.HookErrInvalidResponse},
 		{"changes model", wire.PointPreModelCall, changeModel, wire.HookErrInvalidResponse},
 		{"changes messages elsewhere", wire.PointPostModelResponse, reencode, wire.HookErrInvalidResponse},
+		{"answer breaks the schema", wire.PointPreModelCall, violation, wire.HookErrInvalidResponse},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -234,6 +242,7 @@ func TestVetoFailsClosed(t *testing.T) {
 		{"error", fail(wire.CodeHookFailed), wire.HookErrVetoFailed},
 		{"crash", fail(wire.CodeProcessCrashed), wire.HookErrProcessCrashed},
 		{"timeout", hang, wire.HookErrTimeout},
+		{"answer breaks the schema", violation, wire.HookErrInvalidResponse},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

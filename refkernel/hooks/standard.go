@@ -67,14 +67,14 @@ func (d Standard) observe(ctx context.Context, env Env, req Request, subs []wire
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, cat, err := d.call(ctx, env, req, sub, p)
+			res, cat, err := Invoke(ctx, env, req, sub, p)
 			switch {
 			case err != nil:
 				// the session is being cancelled: nothing to report
 			case cat != "":
-				reportFailure(env, req, sub, cat, "subscriber failed")
+				ReportFailure(env, req, sub, cat, "subscriber failed")
 			case res.Outcome != wire.OutcomeAck:
-				reportFailure(env, req, sub, wire.HookErrInvalidResponse, "observe subscriber answered "+describe(res))
+				ReportFailure(env, req, sub, wire.HookErrInvalidResponse, "observe subscriber answered "+describe(res))
 			}
 		}()
 	}
@@ -82,25 +82,25 @@ func (d Standard) observe(ctx context.Context, env Env, req Request, subs []wire
 }
 
 func (d Standard) transform(ctx context.Context, env Env, req Request, sub wire.Subscriber, p wire.HookPayload) (wire.HookPayload, error) {
-	res, cat, err := d.call(ctx, env, req, sub, p)
+	res, cat, err := Invoke(ctx, env, req, sub, p)
 	if err != nil {
 		return p, err
 	}
 	msg := "subscriber failed"
 	if cat == "" {
 		var next wire.HookPayload
-		if next, err = checkTransform(req.Point, p, res); err == nil {
+		if next, err = CheckTransform(req.Point, p, res); err == nil {
 			return next, nil
 		}
 		cat, msg = wire.HookErrInvalidResponse, err.Error()
 	}
-	reportFailure(env, req, sub, cat, msg)
+	ReportFailure(env, req, sub, cat, msg)
 	return p, &AbortError{Point: req.Point, Subscriber: sub.ID, Category: cat, Err: failure(cat, msg)}
 }
 
 // veto reports whether the chain stops here, recording a deny in out.
 func (d Standard) veto(ctx context.Context, env Env, req Request, sub wire.Subscriber, p wire.HookPayload, out *Outcome) (bool, error) {
-	res, cat, err := d.call(ctx, env, req, sub, p)
+	res, cat, err := Invoke(ctx, env, req, sub, p)
 	if err != nil {
 		return true, err
 	}
@@ -108,10 +108,10 @@ func (d Standard) veto(ctx context.Context, env Env, req Request, sub wire.Subsc
 	switch {
 	case cat != "":
 		reason = "veto subscriber failed (" + cat + ")"
-		reportFailure(env, req, sub, cat, "subscriber failed")
+		ReportFailure(env, req, sub, cat, "subscriber failed")
 	case res.Outcome != wire.OutcomeVeto || (res.Decision != wire.DecisionAllow && res.Decision != wire.DecisionDeny):
 		reason = "veto subscriber answered " + describe(res)
-		reportFailure(env, req, sub, wire.HookErrInvalidResponse, reason)
+		ReportFailure(env, req, sub, wire.HookErrInvalidResponse, reason)
 	case res.Decision == wire.DecisionAllow:
 		return false, nil
 	}

@@ -9,11 +9,11 @@ import (
 	"github.com/agentconform/conform/spec/wire"
 )
 
-// checkTransform accepts a transform answer only if it keeps the variant and
+// CheckTransform accepts a transform answer only if it keeps the variant and
 // changes nothing but the one mutable field, messages at pre-model-call.
 // Fields are compared as canonical JSON, so re-encoding by the subscriber
 // (key order, spacing) is not a change.
-func checkTransform(point string, before wire.HookPayload, res wire.HookDispatchResult) (wire.HookPayload, error) {
+func CheckTransform(point string, before wire.HookPayload, res wire.HookDispatchResult) (wire.HookPayload, error) {
 	if res.Outcome != wire.OutcomeTransform || res.Payload == nil {
 		return before, fmt.Errorf("transform subscriber answered %s without a payload to use", describe(res))
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/agentconform/conform/refkernel/bounds"
 	"github.com/agentconform/conform/refkernel/doomloop"
 	"github.com/agentconform/conform/refkernel/plangate"
-	"github.com/agentconform/conform/refkernel/retry"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -41,10 +40,13 @@ func validate(p wire.RunParams, parts Parts) error {
 	if err := parts.Cost.Validate(cfg.Model.Pricing); err != nil {
 		return fmt.Errorf("model %q pricing: %w", cfg.Model.Name, err)
 	}
-	if err := retry.Validate(cfg.Retry); err != nil {
+	if err := parts.Retry.Validate(cfg.Retry); err != nil {
 		return err
 	}
-	return validateTools(cfg.Tools)
+	if err := validateTools(cfg.Tools); err != nil {
+		return err
+	}
+	return validateDF(cfg, parts) // dfirst.go
 }
 
 func validateTools(tools []wire.ToolSchema) error {

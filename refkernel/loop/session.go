@@ -8,11 +8,14 @@ import (
 
 	"github.com/agentconform/conform/refkernel/bounds"
 	"github.com/agentconform/conform/refkernel/clock"
+	"github.com/agentconform/conform/refkernel/dfirst"
 	"github.com/agentconform/conform/refkernel/doomloop"
 	"github.com/agentconform/conform/refkernel/hooks"
 	"github.com/agentconform/conform/refkernel/host"
 	"github.com/agentconform/conform/refkernel/ids"
 	"github.com/agentconform/conform/refkernel/plangate"
+	"github.com/agentconform/conform/refkernel/retry"
+	"github.com/agentconform/conform/refkernel/subagent"
 	"github.com/agentconform/conform/refkernel/trace"
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -29,6 +32,13 @@ type Setup struct {
 	PreviewTimeout time.Duration  // default DefaultPreviewTimeout
 	Store          plangate.Store // ALWAYS decisions; default a fresh MemoryStore
 	Params         wire.RunParams
+	// Tree is the kernel's live session tree (default: a private one); a
+	// root session joins it. Node is a child's place in it (Tree.Spawn).
+	Tree *subagent.Tree
+	Node *subagent.Node
+	// DFPrior is what the session's earlier runs left to this one, for a
+	// re-opened deterministic-first session (dfirst.go); nil otherwise.
+	DFPrior *dfirst.State
 }
 
 // Session is one root session. Only the goroutine running Run touches its
@@ -56,7 +66,14 @@ type Session struct {
 	inTokens  int64
 	outTokens int64
 	retries   int
-	final     *wire.Message
+	limits    limitState // soft limits, weighted tokens, model check (soft.go)
+	// outSchemas are the compiled output_schemas, by tool name (ER-12);
+	// crashes counts provider crashes for the circuit breaker (ER-10).
+	outSchemas map[string]*retry.OutputSchema
+	crashes    crashCounter
+	final      *wire.Message
+	node       *subagent.Node // its place in the live session tree (tree.go)
+	df         *dfRun         // the deterministic-first profile, if configured (dfirst.go)
 }
 
 // NewSession checks the config and prepares a session; a refused config is
@@ -79,9 +96,20 @@ func NewSession(s Setup) (*Session, error) {
 		s.Store = &plangate.MemoryStore{}
 	}
 	cfg := s.Params.Config
+	outSchemas, err := retry.CompileOutputSchemas(cfg.Tools)
+	if err != nil {
+		return nil, &ConfigError{Reason: err.Error()}
+	}
+	node, err := joinTree(s, parts)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Tools = node.Config.Tools // the session's own registry (SA-06, SA-07, SA-15)
 	sess := &Session{
+		node:           node,
+		outSchemas:     outSchemas,
 		parts:          parts,
-		host:           s.Host,
+		host:           node.Track(s.Host),
 		clock:          s.Clock,
 		ids:            s.IDs,
 		previewTimeout: s.PreviewTimeout,
@@ -101,23 +129,32 @@ func NewSession(s Setup) (*Session, error) {
 		sess.specs = append(sess.specs, wire.ToolSpec{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 	}
 	sess.gate = plangate.NewGate(plangate.GateConfig{
-		Policy:        parts.Policy,
-		Rules:         cfg.Policy.Rules,
-		Profile:       cfg.Profile,
-		PersistAlways: cfg.Policy.PersistAlways,
-		Store:         s.Store,
-		Frontend:      s.Host,
+		Policy:         parts.Policy,
+		Answers:        parts.Answers,
+		Breaker:        parts.Breaker,
+		Rules:          cfg.Policy.Rules,
+		Profile:        cfg.Profile,
+		PersistAlways:  cfg.Policy.PersistAlways,
+		Store:          s.Store,
+		Frontend:       s.Host,
+		Tools:          sess.tools,
+		CircuitBreaker: cfg.Policy.CircuitBreaker,
 	})
+	sess.openDF(s)
 	return sess, nil
 }
 
 // Run runs the session to its end and returns its result.
 func (s *Session) Run(ctx context.Context) wire.RunSessionResult {
+	ctx = s.node.Attach(ctx) // cancelling the session cancels its subtree (SA-08)
+	defer func() { s.node.End(s.transcript()) }()
 	s.started = s.clock.Now()
 	ctx, span := s.tracer.Start(ctx, wire.RoleSession, "session", attribute.String("conform.profile", s.cfg.Profile))
 	s.meta(wire.StatusRunning)
 
 	status, err := s.loop(ctx)
+	s.node.Wait() // no child outlives its parent (SA-04, SA-08)
+	status = s.node.EndStatus(status)
 
 	// session-end must fire even for a cancelled session, so it runs on a
 	// context that keeps the span but not the cancellation.
@@ -130,18 +167,20 @@ func (s *Session) Run(ctx context.Context) wire.RunSessionResult {
 	span.End()
 	_ = s.tracer.Shutdown(endCtx)
 
+	in, out := s.node.Tokens()
 	res := wire.RunSessionResult{
 		SessionID:         s.id,
 		Status:            status,
 		FinalMessage:      s.final,
-		TotalCostUSD:      s.costUSD,
-		TotalInputTokens:  s.inTokens,
-		TotalOutputTokens: s.outTokens,
+		TotalCostUSD:      s.treeCost(), // the session and its descendants (SA-11)
+		TotalInputTokens:  in,
+		TotalOutputTokens: out,
 		Turns:             s.ran,
 	}
 	if err != nil {
 		res.Error = err.Error()
 	}
+	s.closeDF(&res)
 	return res
 }
 
@@ -150,10 +189,17 @@ func (s *Session) loop(ctx context.Context) (string, error) {
 	if _, err := s.dispatch(ctx, s.sessionCC(), wire.PointSessionStart, wire.HookPayload{SessionID: s.id, Prompt: s.prompt}); err != nil {
 		return s.failure(ctx, err)
 	}
-	s.history = []wire.Message{textMessage("user", s.prompt)}
+	s.history = s.node.StartHistory(s.prompt) // a child's: its prompt alone, unless forked (SA-01, SA-02)
 	for {
 		if ctx.Err() != nil {
 			return wire.StatusCancelled, nil
+		}
+		s.history = s.node.Sync(s.history)
+		if end, err := s.dfPass(ctx); err != nil || end { // the framework first (DF-01, DF-10)
+			if err != nil {
+				return s.failure(ctx, err)
+			}
+			return wire.StatusCompleted, nil
 		}
 		s.turns++
 		t := s.newTurn(ctx, nil)
@@ -163,6 +209,10 @@ func (s *Session) loop(ctx context.Context) (string, error) {
 		switch {
 		case t.Done:
 			return wire.StatusCompleted, nil
+		case t.Fired != nil && t.Fired.Soft:
+			if err := s.pause(ctx, t, *t.Fired); err != nil { // TA-09, see soft.go
+				return s.failure(ctx, err)
+			}
 		case t.Fired != nil:
 			return s.limitReached(ctx, t, *t.Fired)
 		}
@@ -207,18 +257,19 @@ func (s *Session) emit(turnID, kind string, payload map[string]any) {
 // with ended_at and the final message afterwards.
 func (s *Session) meta(status string) {
 	m := wire.SessionMeta{
-		SessionID:              s.id,
-		Profile:                s.cfg.Profile,
-		Depth:                  0,
-		RemainingCostBudgetUSD: s.cfg.Bounds.MaxCostUSD,
-		Status:                 status,
-		StartedAt:              stamp(s.started),
+		SessionID: s.id,
+		Profile:   s.cfg.Profile,
+		Status:    status,
+		StartedAt: stamp(s.started),
 	}
 	if status != wire.StatusRunning {
 		m.EndedAt = stamp(s.clock.Now())
 		m.FinalMessage = s.final
 	}
-	s.host.Notify(wire.NotifySessionMeta, m)
+	// The tree adds parent, depth and budgets (SA-05, SA-13, TA-07).
+	if row := s.node.Row(m); row != nil {
+		s.host.Notify(wire.NotifySessionMeta, *row)
+	}
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

@@ -74,13 +74,25 @@ func stepDoomLoop(t *Turn) error {
 	}
 	trip, ok := s.parts.DoomLoop.Check(s.hashes, doomloop.Threshold(s.cfg.DoomLoop))
 	if !ok {
-		return nil
+		return s.modelCheck(t, relevantCalls(t)) // TA-13, see loopcheck.go
 	}
 	s.emit(t.ID, wire.EventDoomLoop, map[string]any{
 		"tool": lastTool(t), "hash": trip.Hash, "count": trip.Count, "threshold": trip.Threshold,
 	})
 	t.Fired = &bounds.Fired{Bound: bounds.DoomLoop, Status: doomloop.Status}
 	return nil
+}
+
+// relevantCalls are the turn's calls that enter the doom-loop sequence:
+// reads and resource calls; interactive calls are invisible.
+func relevantCalls(t *Turn) []*Call {
+	var out []*Call
+	for _, c := range t.ToolCalls() {
+		if k := c.Kind(); k == wire.KindDataSource || k == wire.KindResource {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // lastTool names the turn's last call that entered the doom-loop sequence.
@@ -97,12 +109,17 @@ func lastTool(t *Turn) string {
 // stepBounds is step 17, the only place the wall clock is read.
 func stepBounds(t *Turn) error {
 	s := t.Session
+	if err := t.afterToolErrors(); err != nil { // ER-04, ER-10, see errors.go
+		return err
+	}
 	if t.Done || t.Fired != nil {
 		return nil
 	}
-	f, ok := s.parts.Bounds.Check(s.cfg.Bounds, bounds.State{
-		Turns: s.turns, CostUSD: s.costUSD, Elapsed: s.clock.Now().Sub(s.started),
-	})
+	if f := t.circuitBreaker(); f != nil { // PA-05, see step_plan.go
+		t.Fired = f
+		return nil
+	}
+	f, ok := s.parts.Bounds.Check(s.cfg.Bounds, s.usage()) // see soft.go
 	if ok {
 		t.Fired = &f
 	}

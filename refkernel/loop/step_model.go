@@ -1,12 +1,7 @@
 package loop
 
 import (
-	"time"
-
-	"go.opentelemetry.io/otel/attribute"
-
-	"github.com/agentconform/conform/refkernel/retry"
-	"github.com/agentconform/conform/refkernel/trace"
+	"github.com/agentconform/conform/refkernel/cost"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -50,7 +45,7 @@ func (t *Turn) newRequest() *wire.ModelStreamParams {
 	if ctxs == nil {
 		ctxs = []wire.Contribution{}
 	}
-	return &wire.ModelStreamParams{
+	req := &wire.ModelStreamParams{
 		CallContext:      t.CallContext,
 		Purpose:          t.purpose(),
 		Model:            t.Session.cfg.Model.Name,
@@ -58,73 +53,8 @@ func (t *Turn) newRequest() *wire.ModelStreamParams {
 		Tools:            t.requestTools(),
 		AssembledContext: ctxs,
 	}
-}
-
-// stepModelCall is steps 3-4: stream, accumulate, price every usage event.
-func stepModelCall(t *Turn) error {
-	s := t.Session
-	if t.Request == nil { // only with a reordered step list
-		t.Request = t.newRequest()
-	}
-	params := *t.Request
-	for attempt := 1; ; attempt++ {
-		params.Attempt = attempt
-		ctx, span := s.tracer.Start(t.Ctx, wire.RoleModelCall, "model_call", trace.Turn(t.ID),
-			attribute.String("conform.purpose", params.Purpose), attribute.Int("conform.attempt", attempt))
-		res, err := s.host.Stream(ctx, params)
-		span.End()
-		if err != nil {
-			return err
-		}
-		got := accumulate(res.Events)
-		if err := s.charge(t, got.usages); err != nil {
-			return err
-		}
-		if got.err != nil {
-			d := s.parts.Retry.Decide(s.cfg.Retry, *got.err, retry.State{Attempt: attempt, SessionRetries: s.retries})
-			if d.Retry {
-				s.retries++
-				s.emit(t.ID, wire.EventRetry, map[string]any{
-					"attempt": attempt, "category": got.err.Category, "delay_ms": d.Delay.Milliseconds(),
-				})
-				if err := s.wait(t, d.Delay); err != nil {
-					return err
-				}
-				continue
-			}
-		}
-		t.Message, t.StopReason, t.ModelError = got.msg, got.stop, got.err
-		s.reportModelOutcome(t)
-		return nil
-	}
-}
-
-func (s *Session) wait(t *Turn, d time.Duration) error {
-	select {
-	case <-s.clock.After(d):
-		return nil
-	case <-t.Ctx.Done():
-		return t.Ctx.Err()
-	}
-}
-
-// reportModelOutcome makes a content filter and a model error visible as
-// conditions of their own (ER-08).
-func (s *Session) reportModelOutcome(t *Turn) {
-	if t.StopReason == wire.ModelErrContentFiltered || (t.ModelError != nil && t.ModelError.Category == wire.ModelErrContentFiltered) {
-		msg := "the model's output was filtered"
-		if t.ModelError != nil {
-			msg = t.ModelError.Message
-		}
-		s.emit(t.ID, wire.EventContentFilter, map[string]any{"message": msg, "stop_reason": t.StopReason})
-	}
-	if e := t.ModelError; e != nil {
-		p := map[string]any{"category": e.Category, "message": e.Message, "retryable": e.Retryable}
-		if e.RetryAfterMS != nil {
-			p["retry_after_ms"] = *e.RetryAfterMS
-		}
-		s.emit(t.ID, wire.EventModelError, p)
-	}
+	t.Session.dfRouting(req) // eligible skills (DF-06)
+	return req
 }
 
 // charge prices each usage event on receipt and reports it at once, before
@@ -138,12 +68,19 @@ func (s *Session) charge(t *Turn, usages []wire.Usage) error {
 		s.costUSD += c.USD
 		s.inTokens += u.InputTokens
 		s.outTokens += u.OutputTokens
+		s.node.Charge(c.USD, u.InputTokens, u.OutputTokens) // and every ancestor's (TA-07)
 		t.CostUSD += c.USD
 		addUsage(&t.Usage, u)
-		s.host.Notify(wire.NotifyCostUsage, wire.CostUsage{
+		report := wire.CostUsage{
 			SessionID: s.id, TurnID: t.ID, Model: s.cfg.Model.Name, Usage: u,
 			CostUSD: c.USD, SessionTotalUSD: s.costUSD, TierIndex: c.Tier,
-		})
+		}
+		if w := s.cfg.Bounds.Weights; w != nil { // TA-05, see soft.go
+			wt := cost.Weighted(*w, u)
+			s.limits.weighted += wt
+			report.WeightedTokens = &wt
+		}
+		s.parts.Ledger.Report(s.host, report)
 	}
 	return nil
 }
@@ -179,7 +116,8 @@ func stepDoneCheck(t *Turn) error {
 		t.End = true
 		return nil
 	}
-	if t.Session.parts.Done.Finished(t.Message) {
+	// A reply that switched skills is no final answer (DF-06, dfirst.go).
+	if !t.Session.dfSwitched(t) && t.Session.parts.Done.Finished(t.Message) {
 		t.Done, t.End = true, true
 	}
 	return nil

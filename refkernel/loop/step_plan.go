@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"github.com/agentconform/conform/refkernel/bounds"
 	"github.com/agentconform/conform/refkernel/plangate"
 	"github.com/agentconform/conform/refkernel/trace"
 	"github.com/agentconform/conform/spec/wire"
@@ -60,4 +61,28 @@ func stepPlanReady(t *Turn) error {
 		}
 	}
 	return nil
+}
+
+// circuitBreaker feeds the turn's decisions to the denial circuit breaker
+// in message order (every call denied by anyone counts as a denial, every
+// call that ran as an allow; A-33) and reports a trip as a fired bound, so
+// that it takes the same limit-reached path (PA-05). It is read at step 17,
+// next to the bounds.
+func (t *Turn) circuitBreaker() *bounds.Fired {
+	g := t.Session.gate
+	for _, c := range t.ToolCalls() {
+		switch {
+		case c.Schema == nil || c.Result == nil:
+		case c.Executed:
+			g.Record(false)
+		case c.Result.ErrorCategory == wire.ToolErrPermissionDenied:
+			g.Record(true)
+		}
+	}
+	trip, ok := g.Tripped()
+	if !ok {
+		return nil
+	}
+	t.Session.emit(t.ID, wire.EventCircuitBreaker, map[string]any{"denials": trip.Denials, "tier": trip.Tier})
+	return &bounds.Fired{Bound: bounds.CircuitBreaker, Status: plangate.BreakerStatus}
 }

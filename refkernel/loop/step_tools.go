@@ -93,36 +93,47 @@ func stepDataSources(t *Turn) error {
 }
 
 // stepInteractive is step 9b: prechecked interactive calls, strictly one at
-// a time whatever they declare (PA-07, TA-28). The human's answer is the
-// result.
+// a time in message order whatever they declare (PA-07, TA-28): they all
+// share one exclusive key, so the scheduler runs them in sequence. The
+// human's answer is the result.
 func stepInteractive(t *Turn) error {
-	var run []*Call
+	var jobs []schedule.Job
 	for _, c := range t.pending(wire.KindInteractive) {
 		if t.precheck(c) {
-			run = append(run, c)
+			jobs = append(jobs, t.interactiveJob(c))
 		}
 	}
-	if len(run) == 0 {
+	if len(jobs) == 0 {
 		return nil
 	}
+	t.runPhase(wire.KindInteractive, jobs)
+	return t.Ctx.Err()
+}
+
+// interactiveJob is one frontend/interactive round trip.
+func (t *Turn) interactiveJob(c *Call) schedule.Job {
 	s := t.Session
-	ctx, span := t.phaseSpan(wire.KindInteractive, len(run))
-	defer span.End()
-	for _, c := range run {
-		res, err := s.host.Interactive(ctx, wire.InteractiveParams{
-			CallContext: t.CallContext, CallID: c.Use.ID, ToolName: c.Use.Name, Prompt: prompt(c), Input: c.Input,
-		})
-		c.Executed = true
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
+	return schedule.Job{
+		Key: s.parts.Keys.Key(*c.Schema, c.Input),
+		Run: func(ctx context.Context) {
+			p := wire.InteractiveParams{
+				CallContext: t.CallContext, CallID: c.Use.ID, ToolName: c.Use.Name, Prompt: prompt(c), Input: c.Input,
 			}
-			c.Result = &wire.ToolResult{Content: "the interactive request failed: " + err.Error(), IsError: true, ErrorCategory: wire.ToolErrUnknown}
-			continue
-		}
-		c.Result = &wire.ToolResult{Content: res.Response}
+			res, err := s.host.Interactive(ctx, p)
+			for n := 1; err != nil && ctx.Err() == nil && t.retryInteractive(c, n); n++ { // ER-11: never, see errors.go
+				res, err = s.host.Interactive(ctx, p)
+			}
+			c.Executed = true
+			switch {
+			case err == nil:
+				c.Result = &wire.ToolResult{Content: res.Response}
+			case ctx.Err() != nil:
+				c.Result = &wire.ToolResult{Content: "the interactive call was cancelled", IsError: true, ErrorCategory: wire.ToolErrCancelled}
+			default:
+				c.Result = &wire.ToolResult{Content: "the interactive request failed: " + err.Error(), IsError: true, ErrorCategory: wire.ToolErrUnknown}
+			}
+		},
 	}
-	return nil
 }
 
 // prompt is the input's "prompt" field when it has one, else what the tool
@@ -168,38 +179,11 @@ func (t *Turn) phaseSpan(kind string, n int) (context.Context, trace.Span) {
 func (t *Turn) invokeJob(c *Call) schedule.Job {
 	s := t.Session
 	return schedule.Job{
-		Key: schedule.KeyOf(*c.Schema, c.Input),
+		Key: s.parts.Keys.Key(*c.Schema, c.Input),
 		Run: func(ctx context.Context) {
-			res, err := s.host.Invoke(ctx, wire.ToolInvokeParams{
-				CallContext: t.CallContext, CallID: c.Use.ID, Provider: c.Schema.Provider,
-				Tool: c.Use.Name, Input: c.Input, Attempt: 1,
-			})
-			c.Executed = true
-			c.Result = t.invokeResult(ctx, c, res, err)
+			c.Result = t.invokeTool(ctx, c) // errors.go: retries, crashes, output_schema
 		},
 	}
-}
-
-// invokeResult turns an invoke's answer into the call's result. A failed
-// invoke is the call's error, never the session's (ER-04); the kernel
-// itself names a crash process_crashed (ER-09).
-func (t *Turn) invokeResult(ctx context.Context, c *Call, res wire.ToolInvokeResult, err error) *wire.ToolResult {
-	if err == nil {
-		return &wire.ToolResult{Content: outputText(res.Output), IsError: res.IsError, ErrorCategory: res.ErrorCategory}
-	}
-	r := &wire.ToolResult{IsError: true, ErrorCategory: wire.ToolErrUnknown, Content: "the tool call failed: " + err.Error()}
-	switch {
-	case ctx.Err() != nil:
-		r.ErrorCategory, r.Content = wire.ToolErrCancelled, "the tool call was cancelled"
-		return r
-	case host.HasCode(err, wire.CodeProcessCrashed):
-		r.ErrorCategory, r.Content = wire.ToolErrProcessCrashed, "the tool provider crashed during the call"
-	}
-	host.Emit(t.Session.host, t.Session.id, t.ID, wire.EventToolError, host.KernelProducer, map[string]any{
-		"call_id": c.Use.ID, "tool_call_id": c.Use.ID, "provider": c.Schema.Provider, "tool": c.Use.Name,
-		"category": r.ErrorCategory, "message": err.Error(),
-	})
-	return r
 }
 
 // outputText is a tool's output as result text: a JSON string unquoted,
@@ -211,3 +195,11 @@ func outputText(out json.RawMessage) string {
 	}
 	return string(out)
 }
+
+// Host is the session's host. It is exported for swapped-in steps (mutants
+// and tests), which need to talk to the harness the way the steps do.
+func (t *Turn) Host() host.Host { return t.Session.host }
+
+// Config is the session's config (tools, policy, plan mode, ...), for
+// swapped-in steps.
+func (t *Turn) Config() wire.SessionConfig { return t.Session.cfg }

@@ -51,6 +51,9 @@ type Call struct {
 	// Allowed is set at step 11 for a resource cleared to apply.
 	Allowed  bool
 	Executed bool
+	// fatal is an invoke failure the ToolErrs part declared fatal (see
+	// errors.go); the reference part never does.
+	fatal error
 	// Result is set once the call is decided: executed, denied or failed.
 	Result *wire.ToolResult
 }
@@ -169,5 +172,5 @@ func (t *Turn) requestTools() []wire.ToolSpec {
 	if t.Final != nil && t.Final.WithholdTools {
 		return []wire.ToolSpec{}
 	}
-	return t.Session.specs
+	return t.Session.dfOffered(t.Session.specs) // gated tools hidden (DF-02)
 }

@@ -17,32 +17,54 @@ type Frontend interface {
 	host.Notifier
 }
 
-// maxAsks bounds how often one item is asked again after an answer the
-// kernel had to refuse (an ALWAYS scope it cannot persist).
-const maxAsks = 3
+// MaxAsks bounds how often one item is asked again after answers the
+// kernel had to refuse (an ALWAYS scope it cannot persist, a corrected
+// input that fails the tool's input_schema), so a frontend stuck on a bad
+// answer cannot keep the session spinning; every refusal is reported
+// (reading plan.max_asks).
+const MaxAsks = 3
 
-// Error event category of a refused ALWAYS answer.
-const CategoryAlwaysUnsupported = "always_scope_unsupported"
+// Error event categories of refused decisions.
+const (
+	CategoryAlwaysUnsupported = "always_scope_unsupported"
+	CategoryUnknownScope      = "unknown_scope"
+	CategoryInvalidCorrection = "invalid_corrected_input"
+)
 
 // GateConfig sets a session's gate up.
 type GateConfig struct {
 	Policy        Evaluator
+	Answers       Answers // default StandardAnswers
+	Breaker       Breaker // default StandardBreaker
 	Rules         []wire.PolicyRule
 	Profile       string
 	PersistAlways bool
 	Store         Store // ALWAYS answers; used only with PersistAlways
 	Frontend      Frontend
+	// Tools are the session's tools by name: a corrected input is checked
+	// against its tool's input_schema.
+	Tools map[string]wire.ToolSchema
+	// CircuitBreaker holds the breaker's thresholds; nil means no breaker.
+	CircuitBreaker *wire.CircuitBreaker
 }
 
-// Gate is one session's policy state: the rules plus remembered answers.
+// Gate is one session's policy state: the rules plus remembered answers and
+// the decision history of the circuit breaker.
 type Gate struct {
 	cfg     GateConfig
 	mu      sync.Mutex
 	session map[[2]string]string // (provider, tool) → allow | deny
+	history []bool               // circuit breaker: true = denied, oldest first
 }
 
 // NewGate makes a session's gate.
 func NewGate(c GateConfig) *Gate {
+	if c.Answers == nil {
+		c.Answers = StandardAnswers{}
+	}
+	if c.Breaker == nil {
+		c.Breaker = StandardBreaker{}
+	}
 	return &Gate{cfg: c, session: map[[2]string]string{}}
 }
 
@@ -71,8 +93,9 @@ func (g *Gate) Precheck(cc wire.CallContext, c Call) Verdict {
 
 // Decide evaluates every item of the plan, writing decision and decided_by
 // into it, reports the items, and asks the frontend about the ones policy
-// left to a human. The error is the context's, when the session ends while
-// an ask is pending.
+// left to a human: all of them in one frontend/permission request (PA-02),
+// each decided on its own. The error is the context's, when the session
+// ends while an ask is pending.
 func (g *Gate) Decide(ctx context.Context, cc wire.CallContext, plan *wire.Plan) ([]Ruling, error) {
 	rulings := make([]Ruling, len(plan.Items))
 	var asks []int
@@ -97,14 +120,85 @@ func (g *Gate) Decide(ctx context.Context, cc wire.CallContext, plan *wire.Plan)
 	for _, it := range plan.Items {
 		host.Emit(g.cfg.Frontend, cc.SessionID, cc.TurnID, wire.EventPlanItem, host.KernelProducer, planItemRow(cc, it))
 	}
-	for _, i := range asks {
-		r, err := g.ask(ctx, cc, plan.Items[i])
-		if err != nil {
-			return rulings, err
+	for attempt := 1; len(asks) > 0; attempt++ {
+		items := make([]wire.PlanItem, len(asks))
+		for k, i := range asks {
+			items[k] = plan.Items[i]
 		}
-		rulings[i] = r
+		res, err := g.cfg.Frontend.Permission(ctx, wire.PermissionParams{CallContext: cc, Items: items})
+		if err != nil {
+			if ctx.Err() != nil {
+				return rulings, ctx.Err()
+			}
+			for _, i := range asks {
+				rulings[i] = Ruling{Reason: "denied: the permission request failed: " + err.Error()}
+			}
+			return rulings, nil
+		}
+		var again []int
+		for _, i := range asks {
+			it := plan.Items[i]
+			d, ok := find(res, it.ID)
+			if !ok {
+				rulings[i] = Ruling{Reason: "denied: the frontend gave no decision for this item"}
+				continue
+			}
+			r, usable := g.answer(cc, it, d)
+			switch {
+			case usable:
+				rulings[i] = r
+			case attempt < MaxAsks:
+				again = append(again, i) // still pending: asked again
+			default:
+				rulings[i] = Ruling{Reason: "denied: no usable decision after " + it.Tool + " was asked " + strconv.Itoa(MaxAsks) + " times"}
+			}
+		}
+		asks = again
 	}
 	return rulings, nil
+}
+
+// answer applies one frontend decision to its item. A decision the kernel
+// must refuse is reported as an error event naming the item and leaves the
+// item pending (usable false); it is neither coerced nor taken as a deny.
+func (g *Gate) answer(cc wire.CallContext, it wire.PlanItem, d wire.PlanDecision) (Ruling, bool) {
+	refuse := func(category, msg string) (Ruling, bool) {
+		host.Emit(g.cfg.Frontend, cc.SessionID, cc.TurnID, wire.EventError, host.KernelProducer, map[string]any{
+			"category":     category,
+			"plan_item_id": it.ID,
+			"tool_call_id": it.ToolCallID,
+			"message":      msg,
+		})
+		return Ruling{}, false
+	}
+	var decision string
+	switch {
+	case strings.EqualFold(d.Decision, wire.DecisionAllow):
+		decision = wire.PolicyAllow
+	case strings.EqualFold(d.Decision, wire.DecisionDeny):
+		decision = wire.PolicyDeny
+	default:
+		return Ruling{Reason: "denied: the frontend answered " + d.Decision}, true
+	}
+	life := g.cfg.Answers.Lifetime(d.Scope, g.cfg.PersistAlways)
+	if life == LifetimeRefused {
+		if d.Scope == wire.ScopeAlways {
+			return refuse(CategoryAlwaysUnsupported, "this kernel has no writable policy store, so an ALWAYS decision cannot be kept; answer with ONCE or SESSION")
+		}
+		return refuse(CategoryUnknownScope, "unknown decision scope "+strconv.Quote(d.Scope))
+	}
+	var input json.RawMessage
+	if decision == wire.PolicyAllow && len(d.CorrectedInput) > 0 && string(d.CorrectedInput) != "null" {
+		if err := g.cfg.Answers.CheckCorrection(g.cfg.Tools[it.Tool].InputSchema, d.CorrectedInput); err != nil {
+			return refuse(CategoryInvalidCorrection, err.Error())
+		}
+		input = d.CorrectedInput
+	}
+	g.remember(life, it.Provider, it.Tool, decision)
+	if decision == wire.PolicyDeny {
+		return Ruling{Reason: "denied by the user"}, true
+	}
+	return Ruling{Allowed: true, Input: input}, true
 }
 
 // planItemRow is a plan_items row: the item's fields, its id also under
@@ -138,55 +232,14 @@ func denial(v Verdict, it *wire.PlanItem) string {
 	return DenialText(v, it.Kind)
 }
 
-func (g *Gate) ask(ctx context.Context, cc wire.CallContext, item wire.PlanItem) (Ruling, error) {
-	for attempt := 1; ; attempt++ {
-		res, err := g.cfg.Frontend.Permission(ctx, wire.PermissionParams{CallContext: cc, Items: []wire.PlanItem{item}})
-		if err != nil {
-			if ctx.Err() != nil {
-				return Ruling{}, ctx.Err()
-			}
-			return Ruling{Reason: "denied: the permission request failed: " + err.Error()}, nil
-		}
-		d, ok := find(res, item.ID)
-		if !ok {
-			return Ruling{Reason: "denied: the frontend gave no decision for this item"}, nil
-		}
-		if d.Scope == wire.ScopeAlways && !g.cfg.PersistAlways {
-			host.Emit(g.cfg.Frontend, cc.SessionID, cc.TurnID, wire.EventError, host.KernelProducer, map[string]any{
-				"category":     CategoryAlwaysUnsupported,
-				"plan_item_id": item.ID,
-				"message":      "this kernel has no writable policy store, so an ALWAYS decision cannot be kept; answer with ONCE or SESSION",
-			})
-			if attempt < maxAsks {
-				continue
-			}
-			return Ruling{Reason: "denied: no usable decision after " + item.Tool + " was asked " + strconv.Itoa(maxAsks) + " times"}, nil
-		}
-		var decision string
-		switch {
-		case strings.EqualFold(d.Decision, wire.DecisionAllow):
-			decision = wire.PolicyAllow
-		case strings.EqualFold(d.Decision, wire.DecisionDeny):
-			decision = wire.PolicyDeny
-		default:
-			return Ruling{Reason: "denied: the frontend answered " + d.Decision}, nil
-		}
-		g.remember(d.Scope, item.Provider, item.Tool, decision)
-		if decision == wire.PolicyDeny {
-			return Ruling{Reason: "denied by the user"}, nil
-		}
-		return Ruling{Allowed: true, Input: d.CorrectedInput}, nil
-	}
-}
-
-func (g *Gate) remember(scope, provider, tool, decision string) {
-	switch scope {
-	case wire.ScopeAlways:
+func (g *Gate) remember(life Lifetime, provider, tool, decision string) {
+	switch life {
+	case LifetimeAlways:
 		if g.cfg.Store != nil {
 			g.cfg.Store.Remember(g.cfg.Profile, provider, tool, decision)
 		}
 		fallthrough // an ALWAYS answer holds for this session as well
-	case wire.ScopeSession:
+	case LifetimeSession:
 		g.mu.Lock()
 		g.session[[2]string{provider, tool}] = decision
 		g.mu.Unlock()
@@ -206,6 +259,28 @@ func (g *Gate) remembered(provider, tool string) (decision, by string, ok bool) 
 		}
 	}
 	return "", "", false
+}
+
+// Record adds one call's decision to the circuit breaker's history: denied,
+// or allowed (it ran).
+func (g *Gate) Record(denied bool) {
+	limit := historyLimit(g.cfg.CircuitBreaker)
+	if limit == 0 {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.history = append(g.history, denied)
+	if n := len(g.history) - limit; n > 0 {
+		g.history = append(g.history[:0], g.history[n:]...)
+	}
+}
+
+// Tripped asks the circuit breaker about the history so far.
+func (g *Gate) Tripped() (Trip, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.cfg.Breaker.Check(g.cfg.CircuitBreaker, g.history)
 }
 
 func find(res wire.PermissionResult, id string) (wire.PlanDecision, bool) {

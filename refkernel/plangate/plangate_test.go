@@ -55,17 +55,25 @@ type fakeFront struct {
 	preview func(ctx context.Context, p wire.ToolPreviewParams) (wire.ToolPreviewResult, error)
 }
 
+// Permission logs "ask a,b" for a request about items of tools a and b and
+// answers each item with the next scripted answer.
 func (f *fakeFront) Permission(_ context.Context, p wire.PermissionParams) (wire.PermissionResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.log = append(f.log, "ask "+p.Items[0].Tool)
-	if len(f.answers) == 0 {
-		return wire.PermissionResult{}, errors.New("no answer scripted")
+	var tools []string
+	var res wire.PermissionResult
+	for _, it := range p.Items {
+		tools = append(tools, it.Tool)
+		if len(f.answers) == 0 {
+			return wire.PermissionResult{}, errors.New("no answer scripted")
+		}
+		d := f.answers[0]
+		f.answers = f.answers[1:]
+		d.PlanItemID = it.ID
+		res.Decisions = append(res.Decisions, d)
 	}
-	d := f.answers[0]
-	f.answers = f.answers[1:]
-	d.PlanItemID = p.Items[0].ID
-	return wire.PermissionResult{Decisions: []wire.PlanDecision{d}}, nil
+	f.log = append(f.log, "ask "+strings.Join(tools, ","))
+	return res, nil
 }
 
 func (f *fakeFront) Preview(ctx context.Context, p wire.ToolPreviewParams) (wire.ToolPreviewResult, error) {
@@ -285,5 +293,130 @@ func TestValidateRules(t *testing.T) {
 	}
 	if err := ValidateRules([]wire.PolicyRule{{Decision: "Allow"}, {Decision: "ask"}, {Decision: "deny"}}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestAsksAreBatchedAndDecidedPerItem(t *testing.T) {
+	f := &fakeFront{answers: []wire.PlanDecision{{Decision: wire.DecisionAllow}, {Decision: wire.DecisionDeny}}}
+	g := NewGate(GateConfig{Policy: Standard{}, Frontend: f})
+	plan := wire.Plan{Items: []wire.PlanItem{item("1", "P", "save"), item("2", "P", "drop")}}
+	rulings, err := g.Decide(context.Background(), cc, &plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rulings[0].Allowed || rulings[1].Allowed || rulings[1].Reason != "denied by the user" {
+		t.Fatalf("rulings %+v", rulings)
+	}
+	if !slices.Equal(f.log, []string{"event plan_item", "event plan_item", "ask save,drop"}) {
+		t.Fatalf("log %v", f.log)
+	}
+}
+
+func TestInvalidCorrectionIsRefusedAndAskedAgain(t *testing.T) {
+	schema := map[string]any{"type": "object", "properties": map[string]any{"key": map[string]any{"type": "string"}}, "required": []any{"key"}}
+	f := &fakeFront{answers: []wire.PlanDecision{
+		{Decision: wire.DecisionAllow, CorrectedInput: json.RawMessage(`{"key":42}`)},
+		{Decision: wire.DecisionAllow, CorrectedInput: json.RawMessage(`{"key":"ok"}`)},
+	}}
+	g := NewGate(GateConfig{Policy: Standard{}, Frontend: f, Tools: map[string]wire.ToolSchema{"op": {Name: "op", InputSchema: schema}}})
+	plan := wire.Plan{Items: []wire.PlanItem{item("1", "P", "op")}}
+	rulings, err := g.Decide(context.Background(), cc, &plan)
+	if err != nil || !rulings[0].Allowed || string(rulings[0].Input) != `{"key":"ok"}` {
+		t.Fatalf("%+v, %v", rulings, err)
+	}
+	errs := f.kinds(wire.EventError)
+	if len(errs) != 1 || errs[0].Payload["category"] != CategoryInvalidCorrection || errs[0].Payload["plan_item_id"] != "1" {
+		t.Fatalf("error events %+v", errs)
+	}
+}
+
+func TestUnusableAnswersEndInADenialAfterMaxAsks(t *testing.T) {
+	var answers []wire.PlanDecision
+	for range MaxAsks {
+		answers = append(answers, wire.PlanDecision{Decision: wire.DecisionAllow, Scope: wire.ScopeAlways})
+	}
+	f := &fakeFront{answers: answers}
+	plan := wire.Plan{Items: []wire.PlanItem{item("1", "P", "op")}}
+	rulings, err := NewGate(GateConfig{Policy: Standard{}, Frontend: f}).Decide(context.Background(), cc, &plan)
+	if err != nil || rulings[0].Allowed || !strings.Contains(rulings[0].Reason, "no usable decision") {
+		t.Fatalf("%+v, %v", rulings, err)
+	}
+	if len(f.kinds(wire.EventError)) != MaxAsks {
+		t.Fatalf("error events %+v", f.kinds(wire.EventError))
+	}
+}
+
+func TestCheckCorrection(t *testing.T) {
+	schema := map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer"}}, "additionalProperties": false}
+	cases := []struct {
+		schema map[string]any
+		in     string
+		ok     bool
+	}{
+		{schema, `{"n":1}`, true},
+		{schema, `{"n":"1"}`, false}, // no coercion
+		{schema, `{"n":1,"x":2}`, false},
+		{schema, `not json`, false},
+		{nil, `{"anything":true}`, true},
+		{nil, `[1]`, false},
+	}
+	for _, c := range cases {
+		if err := (StandardAnswers{}).CheckCorrection(c.schema, json.RawMessage(c.in)); (err == nil) != c.ok {
+			t.Errorf("%s: err = %v, want ok %v", c.in, err, c.ok)
+		}
+	}
+}
+
+func TestLifetime(t *testing.T) {
+	a := StandardAnswers{}
+	cases := []struct {
+		scope   string
+		persist bool
+		want    Lifetime
+	}{
+		{"", false, LifetimeOnce}, {wire.ScopeOnce, true, LifetimeOnce}, {wire.ScopeSession, false, LifetimeSession},
+		{wire.ScopeAlways, true, LifetimeAlways}, {wire.ScopeAlways, false, LifetimeRefused}, {"FOREVER", true, LifetimeRefused},
+	}
+	for _, c := range cases {
+		if got := a.Lifetime(c.scope, c.persist); got != c.want {
+			t.Errorf("Lifetime(%q, %v) = %v, want %v", c.scope, c.persist, got, c.want)
+		}
+	}
+}
+
+func TestBreaker(t *testing.T) {
+	b := StandardBreaker{}
+	d, a := true, false
+	cases := []struct {
+		name    string
+		cfg     *wire.CircuitBreaker
+		history []bool
+		trip    bool
+		tier    string
+	}{
+		{"no config", nil, []bool{d, d, d, d}, false, ""},
+		{"run reaches N", &wire.CircuitBreaker{Consecutive: 3}, []bool{a, d, d, d}, true, "consecutive"},
+		{"allow ends the run", &wire.CircuitBreaker{Consecutive: 3}, []bool{d, d, a, d}, false, ""},
+		{"window", &wire.CircuitBreaker{Consecutive: 9, Window: 4, WindowMax: 3}, []bool{d, d, a, d}, true, "window"},
+		{"window slides", &wire.CircuitBreaker{Consecutive: 9, Window: 3, WindowMax: 3}, []bool{d, d, a, d}, false, ""},
+		{"zero thresholds are off", &wire.CircuitBreaker{}, []bool{d, d, d}, false, ""},
+	}
+	for _, c := range cases {
+		trip, ok := b.Check(c.cfg, c.history)
+		if ok != c.trip || trip.Tier != c.tier {
+			t.Errorf("%s: got %+v %v", c.name, trip, ok)
+		}
+	}
+	// The gate keeps just enough history for either tier.
+	g := NewGate(GateConfig{Policy: Standard{}, CircuitBreaker: &wire.CircuitBreaker{Consecutive: 2, Window: 3, WindowMax: 3}})
+	for _, x := range []bool{d, a, d} {
+		g.Record(x)
+	}
+	if _, ok := g.Tripped(); ok {
+		t.Fatal("tripped early")
+	}
+	g.Record(d)
+	if trip, ok := g.Tripped(); !ok || trip.Tier != "consecutive" || len(g.history) != 3 {
+		t.Fatalf("%+v %v %v", trip, ok, g.history)
 	}
 }

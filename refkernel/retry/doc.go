@@ -1,8 +1,10 @@
-// Package retry decides whether a failed model request is tried again
-// (ER-01, ER-02, ER-03, ER-05).
+// Package retry is the kernel's error recovery: what happens after a model
+// error (ER-01, ER-02, ER-03, ER-05, ER-06, ER-07, ER-08) and after a failed
+// tool call (ER-04, ER-09, ER-10, ER-11, ER-12).
 //
-// Only the seam exists so far: the loop asks the Policy part after every
-// model error, and the default, None, never retries, so a model error ends
-// the session failed. Backoff with jitter, retry-after and the per-session
-// cap will come as another Policy without touching the loop.
+// The loop asks two swappable parts: Policy after every model error, and
+// ToolPolicy around every tool invoke. Backoff and StandardTools are the
+// reference parts; the readings they stand for are documented next to the
+// code and declared in the kernel's initialize answer (JitterMinRatio,
+// DefaultSessionMaxRetries).
 package retry

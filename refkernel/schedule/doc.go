@@ -8,6 +8,8 @@
 // against that provider, and it waits for everything before it on that
 // provider. Calls whose keys conflict run one after another in
 // message order; all others run at once. A model without parallel tool
-// calls gets everything serialized. Interactive calls never come here: the
-// loop runs them strictly one at a time (PA-07, TA-28).
+// calls gets everything serialized. Interactive calls (step 9b) go through
+// the same scheduler with one key they all share, exclusive whatever they
+// declare, so they run strictly one at a time in message order (PA-07,
+// TA-28). Keys come from a swappable Keyer.
 package schedule

@@ -47,3 +47,29 @@ func (k Key) Conflicts(o Key) bool {
 	}
 	return k.Exclusive || o.Exclusive || (k.Slot != "" && k.Slot == o.Slot)
 }
+
+// Keyer is the swappable part that gives each call its key.
+type Keyer interface {
+	Key(s wire.ToolSchema, input json.RawMessage) Key
+}
+
+// interactiveProvider is the pseudo provider all interactive calls share:
+// one human answers them, so they form one exclusive lock whatever their
+// providers are.
+const interactiveProvider = "\x00interactive"
+
+// InteractiveKey is the key of every interactive call.
+var InteractiveKey = Key{Provider: interactiveProvider, Exclusive: true}
+
+// StandardKeys is the reference Keyer: KeyOf for data_source and resource
+// calls; one shared exclusive key for interactive calls, whose
+// ConcurrencySpec, if any, is ignored (TA-28, PA-07).
+type StandardKeys struct{}
+
+// Key implements Keyer.
+func (StandardKeys) Key(s wire.ToolSchema, input json.RawMessage) Key {
+	if s.Kind == wire.KindInteractive {
+		return InteractiveKey
+	}
+	return KeyOf(s, input)
+}

@@ -134,3 +134,24 @@ func TestNoParallelSerializesInOrder(t *testing.T) {
 		t.Fatalf("got %v", r.log)
 	}
 }
+
+func TestStandardKeys(t *testing.T) {
+	k := StandardKeys{}
+	safe := &wire.ConcurrencySpec{Safe: true}
+	ask := wire.ToolSchema{Provider: "ui", Name: "ask", Kind: wire.KindInteractive, Concurrency: safe}
+	confirm := wire.ToolSchema{Provider: "other", Name: "confirm", Kind: wire.KindInteractive}
+	read := wire.ToolSchema{Provider: "ui", Name: "read", Kind: wire.KindDataSource, Concurrency: safe}
+	in := json.RawMessage(`{}`)
+	if !k.Key(ask, in).Conflicts(k.Key(ask, in)) {
+		t.Error("an interactive call declared safe must still conflict with another")
+	}
+	if !k.Key(ask, in).Conflicts(k.Key(confirm, in)) {
+		t.Error("interactive calls of different providers must conflict: one human answers them")
+	}
+	if k.Key(ask, in).Conflicts(k.Key(read, in)) {
+		t.Error("the interactive key must not lock the provider's other tools")
+	}
+	if k.Key(read, in) != KeyOf(read, in) {
+		t.Error("reads use KeyOf")
+	}
+}

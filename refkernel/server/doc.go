@@ -11,9 +11,14 @@
 // session runs against a Host whose every method is a request back to the
 // harness on the same connection), session/cancel, and shutdown, which
 // cancels the running sessions, waits for them to end, answers, and makes
-// Serve return. session/continue and session/spawn answer
-// CodeMethodNotFound for now: soft limits and sub-agents are not
-// implemented. A refused config answers CodeConfigRejected. Every incoming
+// Serve return. session/continue resumes a session a soft limit paused
+// (CodeUnknownSession for a session that is not running, CodeInvalidParams
+// for one that is not paused). session/spawn runs a child session while
+// the spawning tool/invoke is in flight and answers with its result once it
+// has ended (CodeUnknownSession for an unknown parent, CodeInvalidParams for
+// a call that is not the parent's in-flight spawn-capable tool call, an
+// unknown profile or no depth left, CodeCancelled for a queued spawn whose
+// parent went away). A refused config answers CodeConfigRejected. Every incoming
 // message and every result the harness returns is checked against the
 // protocol's JSON Schemas with wire.Validate.
 package server

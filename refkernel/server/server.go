@@ -94,7 +94,8 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		s.shutdown()
 		s.out.await(req.ID)
 		return wire.Empty{}, nil
-	case wire.MethodSessionRun, wire.MethodSessionCancel, wire.MethodSessionContinue, wire.MethodSessionSpawn:
+	case wire.MethodSessionRun, wire.MethodSessionCancel, wire.MethodSessionContinue, wire.MethodSessionSpawn,
+		wire.MethodMemoryWrite:
 		if !s.initialized.Load() {
 			return nil, rpcError(wire.CodeInvalidRequest, "initialize first")
 		}
@@ -107,9 +108,11 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 	case wire.MethodSessionCancel:
 		return s.cancel(req.Params)
 	case wire.MethodSessionContinue:
-		return nil, rpcError(wire.CodeMethodNotFound, "session/continue is not implemented: this kernel has no soft limits")
+		return s.resume(req.Params)
+	case wire.MethodMemoryWrite:
+		return s.memoryWrite(req.Params) // dfirst.go
 	default:
-		return nil, rpcError(wire.CodeMethodNotFound, "session/spawn is not implemented yet: this kernel does not run sub-agents")
+		return s.spawn(ctx, req.Params) // spawn.go
 	}
 }
 
@@ -139,6 +142,8 @@ func (s *server) shutdown() {
 	}
 	s.mu.Unlock()
 	s.runs.Wait()
+	// The sessions' answers are written after their handlers return.
+	s.conn.WaitOthers()
 }
 
 // startRun registers a session/run handler unless shutdown has begun.
@@ -193,6 +198,22 @@ func (s *server) cancel(raw json.RawMessage) (any, error) {
 	}
 	if err := s.k.Cancel(p.SessionID); err != nil {
 		return nil, rpcError(wire.CodeUnknownSession, "unknown session "+p.SessionID)
+	}
+	return wire.Empty{}, nil
+}
+
+// resume serves session/continue: the user's message resumes a session a
+// soft limit paused (TA-09).
+func (s *server) resume(raw json.RawMessage) (any, error) {
+	var p wire.ContinueParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, rpcError(wire.CodeInvalidParams, err.Error())
+	}
+	switch err := s.k.Continue(p.SessionID, p.Message); {
+	case errors.Is(err, refkernel.ErrUnknownSession):
+		return nil, rpcError(wire.CodeUnknownSession, "unknown session "+p.SessionID)
+	case err != nil:
+		return nil, rpcError(wire.CodeInvalidParams, "session "+p.SessionID+" is not paused by a soft limit")
 	}
 	return wire.Empty{}, nil
 }

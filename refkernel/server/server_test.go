@@ -294,14 +294,11 @@ func TestCancel(t *testing.T) {
 func TestNotImplemented(t *testing.T) {
 	h := start(t, &fakehost.Host{})
 	h.init(t)
-	for _, m := range []string{wire.MethodSessionSpawn, wire.MethodSessionContinue} {
-		var params any = wire.SpawnParams{ParentSessionID: "p", CallID: "c", Profile: "x", Prompt: "y"}
-		if m == wire.MethodSessionContinue {
-			params = wire.ContinueParams{SessionID: "s", Message: "go on"}
-		}
-		if err := h.call(t, m, params, nil); code(err) != wire.CodeMethodNotFound {
-			t.Errorf("%s: %v", m, err)
-		}
+	// session/spawn is served (spawn_test.go): an unknown parent is an
+	// unknown session.
+	params := wire.SpawnParams{ParentSessionID: "p", CallID: "c", Profile: "x", Prompt: "y"}
+	if err := h.call(t, wire.MethodSessionSpawn, params, nil); code(err) != wire.CodeUnknownSession {
+		t.Errorf("%s: %v", wire.MethodSessionSpawn, err)
 	}
 	if err := h.call(t, "no/such", struct{}{}, nil); code(err) != wire.CodeMethodNotFound {
 		t.Errorf("unknown method: %v", err)

@@ -17,6 +17,9 @@ type SessionConfig struct {
 	Model            ModelSpec      `json:"model"`
 	Tools            []ToolSchema   `json:"tools"`
 	Context          *ContextConfig `json:"context,omitempty"`
+	// DeterministicFirst configures the deterministic-first profile
+	// (capability profile.deterministic_first); nil = not used.
+	DeterministicFirst *DFConfig `json:"deterministic_first,omitempty"`
 }
 
 // Bounds are the three independent loop bounds. max_wall_clock_s is a number

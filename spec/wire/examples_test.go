@@ -269,7 +269,60 @@ func examples() []example {
 		// $/cancelRequest
 		{NotifyCancelRequest, PartParams, "full", CancelRequestParams{ID: raw(`"k-17"`)}},
 		{NotifyCancelRequest, PartParams, "minimal", CancelRequestParams{ID: raw(`17`)}},
+
+		// deterministic-first profile (capability profile.deterministic_first)
+		{MethodSessionRun, PartParams, "full deterministic-first", RunParams{SessionID: "root-1", Prompt: "Where is my order?", Config: dfConfig()}},
+		{MethodSessionRun, PartResult, "full deterministic-first", RunSessionResult{SessionID: "root-1", Status: StatusCancelled, Turns: 1,
+			DeterministicFirst: &DFState{Memory: map[string]json.RawMessage{"order_id": raw(`"A-17"`), "shipped": raw(`true`)}, ActiveSkill: "orders",
+				CallRecords: []DFCallRecord{{CallID: "call-1-1", Tool: "lookup", Origin: OriginModel}, {CallID: "step-1", Tool: "notify", Origin: OriginStep, Block: "after-lookup"}}}}},
+		{MethodSessionRun, PartResult, "deterministic-first nothing recorded", RunSessionResult{SessionID: "root-1", Status: StatusCompleted, DeterministicFirst: &DFState{}}},
+		{MethodModelStream, PartParams, "full deterministic-first", ModelStreamParams{CallContext: fullCallContext, Purpose: PurposeTurn, Model: "fake-1",
+			Tools: []ToolSpec{{Name: "lookup", Description: "Look an order up"}}, AssembledContext: []Contribution{}, Attempt: 1,
+			Skills: []SkillSpec{{Name: "orders", Description: "Order questions"}, {Name: "faq"}}, ActiveSkill: "faq"}},
+		{MethodModelStream, PartResult, "skill switch", ModelStreamResult{Events: []StreamEvent{{Type: EventSkillSwitchSE, Name: "orders"}, {Type: EventStop, StopReason: "end_turn"}}}},
+		{MethodMemoryWrite, PartParams, "full", MemoryWriteParams{SessionID: "root-1", CallID: "call-1-1", Values: map[string]json.RawMessage{"shipped": raw(`true`), "eta": raw(`{"days":2}`)}}},
+		{MethodMemoryWrite, PartParams, "minimal", MemoryWriteParams{SessionID: "root-1", CallID: "call-1-1"}},
+		{MethodMemoryWrite, PartResult, "full", Empty{}},
+		{MethodMemoryWrite, PartResult, "minimal", nil},
+		{MethodFrontendConfirm, PartParams, "full", ConfirmParams{CallContext: fullCallContext, CallID: "call-2-1", Tool: "refund", Input: raw(`{"amount":20}`), Prompt: "Refund 20 USD?"}},
+		{MethodFrontendConfirm, PartParams, "minimal", ConfirmParams{CallContext: minCallContext, CallID: "step-2"}},
+		{MethodFrontendConfirm, PartResult, "full", ConfirmResult{Confirmed: true}},
+		{MethodFrontendConfirm, PartResult, "minimal", ConfirmResult{}},
 	}
+}
+
+// dfConfig is a config using every part of the deterministic-first profile.
+func dfConfig() SessionConfig {
+	cfg := minConfig
+	cfg.Tools = []ToolSchema{
+		{Provider: "shop", Name: "lookup", Description: "Look an order up", Kind: KindDataSource, Risk: "low"},
+		{Provider: "shop", Name: "refund", Description: "Refund an order", Kind: KindResource, Risk: "high"},
+		{Provider: "shop", Name: "notify", Description: "Tell the customer", Kind: KindResource, Risk: "low"},
+	}
+	cfg.DeterministicFirst = &DFConfig{
+		Memory: map[string]json.RawMessage{"order_id": raw(`"A-17"`), "attempts": raw(`0`)},
+		Tools: []DFToolGate{
+			{Tool: "refund", Requires: []DFCondition{{Key: "verified"}, {Key: "amount", Op: OpLe, Value: raw(`100`)}}, RequiresConfirmation: true},
+			{Tool: "notify"},
+		},
+		Blocks: []DFBlock{
+			{Name: "after-lookup", Steps: []DFStep{
+				{Type: StepCollect, Key: "order_id", Text: "Which order?"},
+				{Type: StepExecuteTool, Tool: "lookup", Input: raw(`{"id":"A-17"}`)},
+				{Type: StepSetMemory, Key: "looked_up", Value: raw(`true`)},
+				{Type: StepNoop},
+				{Type: StepAction, Text: "Your order is on its way."},
+				{Type: StepModel},
+			}},
+			{Name: "empty", Steps: nil},
+		},
+		Skills: []DFSkill{
+			{Name: "orders", Description: "Order questions"},
+			{Name: "refunds", Description: "Refunds", Requires: []DFCondition{{Key: "verified", Op: OpEq, Value: raw(`true`)}}},
+		},
+		ActiveSkill: "orders",
+	}
+	return cfg
 }
 
 // typicalModelStreamParams is a mid-session completion request: three turns

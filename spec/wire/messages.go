@@ -77,6 +77,10 @@ type ModelStreamParams struct {
 	AssembledContext []Contribution `json:"assembled_context"`
 	// Attempt counts from 1; retries of the same request increment it.
 	Attempt int `json:"attempt"`
+	// Skills and ActiveSkill (deterministic-first profile): the skills the
+	// model may route to now, and the skill that is active.
+	Skills      []SkillSpec `json:"skills,omitempty"`
+	ActiveSkill string      `json:"active_skill,omitempty"`
 }
 
 // ModelStreamResult is the whole scripted stream, in order.

@@ -45,6 +45,9 @@ type RunSessionResult struct {
 	TotalOutputTokens int64    `json:"total_output_tokens"`
 	Turns             int      `json:"turns"`
 	Error             string   `json:"error,omitempty"`
+	// DeterministicFirst is the run's memory and call records, for a
+	// session run with the deterministic-first profile.
+	DeterministicFirst *DFState `json:"deterministic_first,omitempty"`
 }
 
 // CancelParams cancels a session and, recursively, all its descendants.

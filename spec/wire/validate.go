@@ -48,6 +48,7 @@ var requests = []string{
 	MethodSessionContinue, MethodShutdown,
 	MethodContextAssemble, MethodHookDispatch, MethodModelStream, MethodToolInvoke,
 	MethodToolPreview, MethodFrontendPermission, MethodFrontendInteractive,
+	MethodMemoryWrite, MethodFrontendConfirm,
 }
 
 // Methods lists every method and notification of the protocol, sorted.

@@ -48,6 +48,10 @@ var partTypes = map[string]reflect.Type{
 	"session/meta params":         reflect.TypeFor[SessionMeta](),
 	"event params":                reflect.TypeFor[Event](),
 	"$/cancelRequest params":      reflect.TypeFor[CancelRequestParams](),
+	"memory/write params":         reflect.TypeFor[MemoryWriteParams](),
+	"memory/write result":         reflect.TypeFor[Empty](),
+	"frontend/confirm params":     reflect.TypeFor[ConfirmParams](),
+	"frontend/confirm result":     reflect.TypeFor[ConfirmResult](),
 }
 
 func allParts() [][2]string {
@@ -63,8 +67,8 @@ func allParts() [][2]string {
 
 func TestMethods(t *testing.T) {
 	want := []string{
-		"$/cancelRequest", "context/assemble", "cost/usage", "event", "frontend/interactive",
-		"frontend/permission", "hook/dispatch", "initialize", "model/stream", "session/cancel",
+		"$/cancelRequest", "context/assemble", "cost/usage", "event", "frontend/confirm", "frontend/interactive",
+		"frontend/permission", "hook/dispatch", "initialize", "memory/write", "model/stream", "session/cancel",
 		"session/continue", "session/meta", "session/run", "session/spawn", "shutdown",
 		"tool/invoke", "tool/preview", "trace/span",
 	}

@@ -1,0 +1,89 @@
+package fakes
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/agentconform/conform/spec/wire"
+)
+
+func hookResult(t *testing.T, b HookBehavior, mode string, p wire.HookPayload) json.RawMessage {
+	t.Helper()
+	h := newHooks()
+	h.Set("X", b)
+	res, err := h.dispatch(context.Background(), make(chan struct{}), wire.HookDispatchParams{Subscriber: "X", Mode: mode, Point: p.Variant, Payload: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+func samplePayloads() []wire.HookPayload {
+	msg := &wire.Message{Role: "assistant", Content: []wire.ContentBlock{{Type: wire.BlockText, Text: "hi"}}}
+	call := &wire.ToolCall{ID: "c1", Name: "write", Provider: "fs", Kind: wire.KindResource, Input: json.RawMessage(`{"path":"a"}`)}
+	plan := &wire.Plan{Items: []wire.PlanItem{{ID: "p1", ToolCallID: "c1", Provider: "fs", Tool: "write", Kind: wire.KindResource,
+		Risk: "moderate", Description: "write", Input: json.RawMessage(`{"path":"a"}`), Decision: wire.PolicyAllow, DecidedBy: "rule:x"}}}
+	cost := 0.5
+	return []wire.HookPayload{
+		{Variant: wire.PointSessionStart, SessionID: "s", Prompt: "p"},
+		{Variant: wire.PointPreModelCall, Model: "m", Messages: []wire.Message{*msg}},
+		{Variant: wire.PointPostModelResponse, Message: msg, Usage: &wire.Usage{InputTokens: 1}, CostUSD: &cost},
+		{Variant: wire.PointPreToolCall, Call: call},
+		{Variant: wire.PointPlanReady, Plan: plan},
+		{Variant: wire.PointPostToolCall, Call: call, Result: &wire.ToolResult{Content: "ok"}},
+		{Variant: wire.PointPostApply, Plan: plan},
+		{Variant: wire.PointSessionEnd, SessionID: "s", Status: wire.StatusCompleted, FinalMessage: msg},
+	}
+}
+
+// A tampered payload differs from the original but stays well formed, so
+// a kernel meets an immutability violation, not a schema violation.
+func TestTamperChangesOneFieldAndKeepsTheSchema(t *testing.T) {
+	for _, p := range samplePayloads() {
+		raw := hookResult(t, HookBehavior{Action: HookTamper}, wire.ModeTransform, p)
+		if err := wire.Validate(wire.MethodHookDispatch, "result", raw); err != nil {
+			t.Errorf("%s: tampered result breaks the schema: %v", p.Variant, err)
+		}
+		var res wire.HookDispatchResult
+		_ = json.Unmarshal(raw, &res)
+		if res.Payload == nil || reflect.DeepEqual(clonePayload(p), *res.Payload) || res.Payload.Variant != p.Variant {
+			t.Errorf("%s: tampered payload %+v", p.Variant, res.Payload)
+		}
+	}
+}
+
+func TestUnfitAnswers(t *testing.T) {
+	p := samplePayloads()[1]
+	if err := wire.Validate(wire.MethodHookDispatch, "result", hookResult(t, HookBehavior{Action: HookMalformed}, wire.ModeTransform, p)); err == nil {
+		t.Error("a malformed answer passes the result schema")
+	}
+	for mode, want := range map[string]string{wire.ModeObserve: wire.OutcomeVeto, wire.ModeTransform: wire.OutcomeAck, wire.ModeVeto: wire.OutcomeTransform} {
+		var res wire.HookDispatchResult
+		_ = json.Unmarshal(hookResult(t, HookBehavior{Action: HookWrongOutcome}, mode, p), &res)
+		if res.Outcome != want {
+			t.Errorf("%s subscriber's wrong outcome is %q, want %q", mode, res.Outcome, want)
+		}
+	}
+	var res wire.HookDispatchResult
+	_ = json.Unmarshal(hookResult(t, HookBehavior{Action: HookWrongVariant}, wire.ModeTransform, p), &res)
+	if res.Payload == nil || res.Payload.Variant == p.Variant {
+		t.Errorf("wrong variant answer %+v", res.Payload)
+	}
+}
+
+// A hanging subscriber ends at once when the kernel cancels the call.
+func TestHangEndsOnCancel(t *testing.T) {
+	h := newHooks()
+	h.Set("X", HookBehavior{Action: HookHang})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := h.dispatch(ctx, make(chan struct{}), wire.HookDispatchParams{Subscriber: "X", Mode: wire.ModeObserve}); err == nil {
+		t.Fatal("a cancelled hang answered")
+	}
+}

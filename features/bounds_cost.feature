@@ -1,0 +1,63 @@
+Feature: The max_cost_usd bound
+  max_cost_usd caps what a session may spend and is configured on its own,
+  beside the other bounds. The kernel prices every usage event itself from
+  the model's declared pricing, adds it to the session's spend, and at step
+  17 of every turn compares the spend with the cap: once the remaining
+  budget is zero or less, the limit-reached path begins (one final-answer
+  turn without tools) and the session ends error_max_budget_usd. A kernel
+  that does not declare bound.max_cost_usd is skipped here (SHOULD).
+
+  Background:
+    Given a data_source tool "search" from provider "web" declared safe with no key fields
+    And the model answers every request with a call to "search" whose query changes each time
+    And the model's price is $1 per million input tokens and $0 per million output tokens
+    And every model reply uses 400000 input tokens and 0 output tokens
+
+  @TA-03 @should
+  Scenario: turns of $0.40 against a $1.00 cap: nothing fires at $0.80, the bound fires at $1.20
+    Given the session allows at most 50 turns
+    And the session has a cost bound of $1.00
+    When the session runs
+    Then the model was asked 4 times
+    And model request 4 offered no tools
+    And model request 4 carried an instruction the harness did not send
+    And model request 4 still holds the results of every earlier tool call
+    And no tool ran after model request 4
+    And the session ends with status "error_max_budget_usd"
+
+  @TA-03 @should
+  Scenario: a spend that reaches the cap exactly leaves no budget, so the bound fires
+    Given every model reply uses 500000 input tokens and 0 output tokens
+    And the session allows at most 50 turns
+    And the session has a cost bound of $1.00
+    When the session runs
+    Then the model was asked 3 times
+    And model request 3 offered no tools
+    And the session ends with status "error_max_budget_usd"
+
+  @TA-03 @should
+  Scenario: the cost bound works on its own, with no turn bound close by
+    Given the session allows at most 1000 turns
+    And the session has a cost bound of $2.00
+    When the session runs
+    Then the model was asked 6 times
+    And model request 6 offered no tools
+    And the session ends with status "error_max_budget_usd"
+
+  @TA-05 @may
+  Scenario: a weighted-token budget refines the cost bound and ends the session the same way
+    The weighted-token refinement (output tokens at the sampling weight plus
+    non-cached input tokens at the prefill weight) is part of the cost
+    dimension, never a fourth bound: it fires with the cost bound's status
+    and through the same final-answer turn.
+    Given every model reply uses 2000 input tokens and 200 output tokens
+    And the session allows at most 50 turns
+    And the session has a cost bound of $1000
+    And the token weights are 1 per output token and 0.5 per input token, with a budget of 2500 weighted tokens
+    When the session runs
+    Then the model was asked 4 times
+    And model request 4 offered no tools
+    And model request 4 carried an instruction the harness did not send
+    And the session ends with status "error_max_budget_usd"
+    And any limit_reached event names the bound "max_cost_usd"
+    And every cost report carries the weighted tokens of its usage

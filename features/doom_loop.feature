@@ -1,0 +1,116 @@
+Feature: Doom-loop detection
+  The kernel itself, not a tool or model plugin, notices a model repeating a
+  functionally identical call: it hashes the tool name with the canonical
+  JSON of the input (key order and whitespace do not matter, any change of
+  a value does) over the session's sequence of read and resource calls,
+  and when the last threshold entries are identical it takes the
+  limit-reached path: one final-answer turn without tools, not an error.
+  The threshold is configurable and defaults to a value from 3 to 5. The
+  doom-loop ending has no status of its own (A-06): the checks accept the
+  status the kernel declares as its reading doom_loop.status, and without
+  a declaration any status that is not completed, failed, cancelled or
+  running.
+
+  Background:
+    Given a data_source tool "search" from provider "web" declared safe with no key fields
+    And the session allows at most 10 turns
+
+  @TA-12 @must
+  Scenario: with the default threshold the same call, its keys reordered, ends the loop after 3 to 5 repeats
+    The number of identical calls before the final-answer turn is the
+    kernel's default threshold; it must lie in 3..5 and match the reading
+    doom_loop.default_threshold when the kernel declares one.
+    Given the model answers every request with the same call to "search", its keys in a different order each time
+    When the session runs
+    Then the doom-loop detector fired after between 3 and 5 identical calls, as the kernel declares
+    And the session ends with the kernel's doom-loop status
+
+  @TA-12 @must
+  Scenario: calls whose arguments change every time never trip the detector
+    Given the model answers every request with a call to "search" whose query changes each time
+    When the session runs
+    Then the model was asked 11 times
+    And model request 11 offered no tools
+    And the session ends with status "error_max_turns"
+
+  @TA-12 @TA-26 @must
+  Scenario Outline: a configured threshold of <threshold> takes the limit path right after the <threshold>th identical call
+    Given the doom-loop threshold is <threshold>
+    And the model answers every request with the same call to "search", its keys in a different order each time
+    When the session runs
+    Then the model was asked <asked> times
+    And model request <asked> offered no tools
+    And model request <asked> carried an instruction the harness did not send
+    And model request <asked> still holds the results of every earlier tool call
+    And the session ends with the kernel's doom-loop status
+
+    Examples:
+      | threshold | asked |
+      | 3         | 4     |
+      | 4         | 5     |
+      | 5         | 6     |
+
+  @TA-26 @must
+  Scenario: one identical call short of the threshold does not fire
+    Given the doom-loop threshold is 3
+    And the model calls "search" in successive requests with query "a", "a", "b", "b", "c" and "c"
+    And the model answers request 7 with text "Nothing more to search."
+    When the session runs
+    Then the model was asked 7 times
+    And the session ends with status "completed"
+
+  @TA-26 @must
+  Scenario: a different call in between starts the count again
+    Given the doom-loop threshold is 3
+    And the model calls "search" in successive requests with query "a", "a", "b", "a", "a" and "a"
+    When the session runs
+    Then the model was asked 7 times
+    And model request 7 offered no tools
+    And the session ends with the kernel's doom-loop status
+
+  @TA-26 @must
+  Scenario: a repeated resource call takes the limit path instead of failing the session
+    Given a resource tool "save" from provider "fs"
+    And a policy rule "allow-save" that allows "save"
+    And the doom-loop threshold is 3
+    And the model answers every request with the same call to "save", its keys in a different order each time
+    When the session runs
+    Then the model was asked 4 times
+    And the tool "save" was invoked 3 times
+    And model request 4 offered no tools
+    And model request 4 still holds the results of every earlier tool call
+    And the session ends with the kernel's doom-loop status
+
+  @TA-13 @should
+  Scenario: the model check catches calls that differ only in a counter
+    After a window of calls the kernel asks the model, in a request of
+    purpose loop_check, whether the session is looping; the fake model
+    answers as PROTOCOL.md §7.3 says. A confident yes takes the limit path.
+    Given the session allows at most 12 turns
+    And the doom-loop model check looks at windows of 4 calls
+    And the model's loop check answers that the session is looping with confidence 0.95
+    And the model answers every request with a call to "search" whose query changes each time
+    When the session runs
+    Then the kernel asked the model whether the session is looping
+    And the session took the limit path before its turn bound
+    And the session ends with the kernel's doom-loop status
+
+  @TA-13 @should
+  Scenario: a "not looping" answer lets the session go on
+    Given the session allows at most 6 turns
+    And the doom-loop model check looks at windows of 2 calls
+    And the model's loop check answers that the session is not looping
+    And the model answers every request with a call to "search" whose query changes each time
+    When the session runs
+    Then the kernel asked the model whether the session is looping
+    And the session reached its turn bound
+
+  @TA-13 @should
+  Scenario: an unsure "looping" answer is not acted on
+    Given the session allows at most 6 turns
+    And the doom-loop model check looks at windows of 2 calls
+    And the model's loop check answers that the session is looping with confidence 0.3
+    And the model answers every request with a call to "search" whose query changes each time
+    When the session runs
+    Then the kernel asked the model whether the session is looping
+    And the session reached its turn bound

@@ -1,0 +1,283 @@
+Feature: Error recovery
+  The fake model answers with classified model errors (category, message,
+  retryable, retry-after) and the fake tools crash, fail or break their
+  output schema. A kernel backs off and retries only transient model errors
+  (rate_limited, overloaded), caps retries per call and per session, never
+  resends a request that failed for a reason a resend cannot fix, shrinks
+  the context or fails cleanly on overflow, reports a content filter as a
+  condition of its own, and turns a failed tool call into that call's error
+  result while the session goes on.
+
+  Retry timing is read from the recorded arrival times: the wait before a
+  retry runs from the harness's error answer to the retry's arrival. Each
+  wait must be at least the kernel's declared jitter floor
+  (reading retry.jitter_min_ratio, 0 when undeclared) times its nominal
+  delay base·factor^(k−1), and a retry-after is a floor with no jitter
+  excuse. Upper bounds are generous (20× nominal + 2 s) so that a loaded
+  machine cannot flip a verdict. max_retries counts retries after the first
+  attempt ("Retries per call" in the protocol), so a call is attempted at
+  most max_retries + 1 times.
+
+  Only partly observable, and not asserted: that the waits are jittered
+  (arrival times cannot tell jitter from the machine's scheduling noise;
+  the floors above are what a declared jitter promises), raw retry-after
+  headers (the protocol carries retry_after_ms only), the default of 5
+  retries (its schedule alone takes at least 7.75 s), and automatic
+  retries of idempotent resources and data sources (allowed, not required).
+
+  @ER-01 @must
+  Scenario Outline: <category> is retried with growing waits until it succeeds
+    Given retry settings of base 40 ms, factor 2 and 3 retries per call
+    And the model fails requests 1 to 3 with "<category>"
+    And the model answers request 4 with text "Recovered."
+    When the session runs
+    Then the model was asked 4 times
+    And model requests 1 to 4 are the same request with attempts counting up
+    And the waits before model requests 2 to 4 follow a backoff from 40 ms growing by a factor of 2
+    And the session ends with status "completed"
+
+    Examples:
+      | category     |
+      | rate_limited |
+      | overloaded   |
+
+  @ER-01 @must
+  Scenario: a retry-after longer than the backoff is honoured in full
+    Given retry settings of base 20 ms, factor 2 and 3 retries per call
+    And the model fails request 1 with "rate_limited" and a retry-after of 300 ms
+    And the model answers request 2 with text "Recovered."
+    When the session runs
+    Then the model was asked 2 times
+    And model requests 1 to 2 are the same request with attempts counting up
+    And model request 2 came at least 300 ms after the answer to model request 1
+
+  @ER-02 @must
+  Scenario: retries of one call stop at max_retries and the turn fails
+    Given retry settings of base 10 ms, factor 2 and 3 retries per call
+    And the model fails every request with "overloaded"
+    When the session runs
+    Then the model was asked 4 times
+    And model requests 1 to 4 are the same request with attempts counting up
+    And the session ends with status "failed"
+
+  @ER-02 @must
+  Scenario: the session-wide cap stops retries even though each call stays under its own cap
+    The per-call cap (2) is never reached: every call fails once and its
+    one retry succeeds. After 3 retries in the session the fourth failure is
+    not retried, so the turn fails on request 7.
+    Given a data_source tool "search" from provider "web" declared safe with no key fields
+    And retry settings of base 10 ms, factor 2 and 2 retries per call
+    And a session-wide cap of 3 retries
+    And the model fails every odd-numbered request with "rate_limited" and answers every even-numbered one with a call to "search" whose query changes each time
+    When the session runs
+    Then the model was asked 7 times
+    And the session ends with status "failed"
+
+  @ER-03 @must
+  Scenario Outline: <category> is never resent as it is
+    The context provider's text does not change, so a resend in a later
+    turn would be the same request too.
+    Given the context provider contributes the same text every turn and cannot shrink it
+    And the model fails request 1 with "<category>"
+    And the model answers request 2 with text "Recovered."
+    When the session runs
+    Then no model request repeated failed model request 1
+    And the kernel named "<category>" as the cause, in an event or in the session result
+
+    Examples:
+      | category                |
+      | auth_error              |
+      | invalid_request         |
+      | context_length_exceeded |
+
+  @ER-04 @should
+  Scenario: a crashed tool call becomes an error result and the session goes on
+    Given a data_source tool "probe" from provider "sensors" declared safe with no key fields
+    And the tool "probe" crashes on every call
+    And the model answers request 1 with call probe(target "boiler")
+    And the model answers request 2 with text "The probe is down."
+    When the session runs
+    Then model request 2 holds an error result for the call of request 1
+    And the session ends with status "completed"
+
+  @ER-05 @must
+  Scenario: without retry settings the shipped defaults apply (500 ms, factor 2)
+    Two retries at the default schedule: at least 250 ms and 500 ms with
+    the reference's declared jitter floor. The default count (5 retries)
+    is not exercised here: its schedule alone is at least 7.75 s.
+    Given the model fails requests 1 to 2 with "rate_limited"
+    And the model answers request 3 with text "Recovered."
+    When the session runs
+    Then the model was asked 3 times
+    And the waits before model requests 2 to 3 follow a backoff from 500 ms growing by a factor of 2
+
+  @ER-05 @must
+  Scenario: base delay, factor and retry count are taken from the retry settings
+    Given retry settings of base 40 ms, factor 3 and 2 retries per call
+    And the model fails every request with "rate_limited"
+    When the session runs
+    Then the model was asked 3 times
+    And the waits before model requests 2 to 3 follow a backoff from 40 ms growing by a factor of 3
+    And the session ends with status "failed"
+
+  @ER-05 @must
+  Scenario Outline: a retry block that sets only <attribute> is a configuration error
+    Given a retry block that sets only <attribute>
+    When the session runs
+    Then the kernel refuses the session config
+
+    Examples:
+      | attribute      |
+      | base_delay_ms  |
+      | backoff_factor |
+      | max_retries    |
+
+  @ER-06 @must
+  Scenario: context overflow asks the context provider to reduce and sends a smaller request
+    Given the context provider contributes a long text every turn and a short one when asked to reduce
+    And the model fails request 1 with "context_length_exceeded"
+    And the model answers request 2 with text "That fits."
+    When the session runs
+    Then a context pass asked to reduce came between model requests 1 and 2
+    And model request 2 differs from model request 1
+    And the model was asked 2 times
+    And the session ends with status "completed"
+
+  @ER-06 @must
+  Scenario: context overflow that nothing can shrink fails cleanly, naming the cause
+    Given the context provider contributes the same text every turn and cannot shrink it
+    And the model fails every request with "context_length_exceeded"
+    When the session runs
+    Then no model request repeated an earlier one
+    And the model was asked fewer than 6 times
+    And the session ends with status "failed"
+    And the kernel named "context_length_exceeded" as the cause, in an event or in the session result
+
+  @ER-07 @must
+  Scenario Outline: <category> is not quietly routed to the fallback model
+    Given the model config lists "fake-model-fallback" as a fallback model
+    And the model fails request 1 with "<category>"
+    And the model answers request 2 with text "Answer from somewhere."
+    When the session runs
+    Then no model request named the model "fake-model-fallback"
+    And no model request repeated failed model request 1
+    And an event reported "<category>" with a message for a human
+    And the session ends with status "failed"
+
+    Examples:
+      | category        |
+      | auth_error      |
+      | invalid_request |
+
+  @ER-08 @must
+  Scenario: a content_filtered stop reason is surfaced as its own condition
+    Given an observe subscriber "watch" at "post-model-response"
+    And the model answers request 1 with text "I cannot continue with that." and stop reason "content_filtered"
+    When the session runs
+    Then the post-model-response observer saw "content_filtered" as the stop reason
+    And an event reported "content_filtered"
+
+  @ER-08 @must
+  Scenario: a content_filtered model error is surfaced as its own condition
+    Given an observe subscriber "watch" at "post-model-response"
+    And the model fails request 1 with "content_filtered"
+    When the session runs
+    Then the post-model-response observer saw "content_filtered" as the error category
+    And an event reported "content_filtered"
+
+  @ER-08 @must
+  Scenario: an unknown model error is not reported as a content filter
+    The counterpart of the two scenarios above: the same observers tell
+    the two outcomes apart.
+    Given an observe subscriber "watch" at "post-model-response"
+    And the model fails request 1 with "unknown"
+    When the session runs
+    Then the post-model-response observer saw "unknown" as the error category
+    And the post-model-response observer never saw "content_filtered"
+    And no event reported "content_filtered"
+
+  @ER-09 @must
+  Scenario: the kernel itself names a crash process_crashed, promptly
+    The category is checked wherever the kernel exposes one: the
+    tool_result's error_category, the post-tool-call payload and events
+    carrying the call id. At least one of them must carry it.
+    Given a data_source tool "probe" from provider "sensors" declared safe with no key fields
+    And an observe subscriber "watch" at "post-tool-call"
+    And the tool "probe" crashes on every call
+    And the model answers request 1 with call probe(target "boiler")
+    And the model answers request 2 with text "The probe is down."
+    When the session runs
+    Then model request 2 holds an error result for the call of request 1
+    And the error result for the call of request 1 is categorised "process_crashed" wherever the kernel names a category
+    And model request 2 came within 5000 ms of the answer to the call of request 1
+
+  @ER-10 @should
+  Scenario: repeated crashes of one provider trip the circuit breaker before max_turns
+    The model keeps calling the crashing tool with new arguments, so the
+    doom-loop detector stays quiet. The breaker's status is the kernel's
+    (A-06); the final-answer shape is asserted.
+    Given a data_source tool "probe" from provider "sensors" declared safe with no key fields
+    And the tool "probe" crashes on every call
+    And the model answers every request with a call to "probe" whose target changes each time
+    And the circuit breaker is set to trip after 3 in a row
+    And the session allows at most 10 turns
+    When the session runs
+    Then the model was asked fewer than 11 times
+    And the last model request offered no tools
+    And the session ends with the kernel's circuit-breaker status
+
+  @ER-11 @must
+  Scenario: a retryable error of a resource that is not idempotent is invoked once and given to the model
+    Given a resource tool "deploy" from provider "ops"
+    And a policy rule "deploys-ok" that allows "deploy"
+    And the tool "deploy" answers every call with a retryable "unknown" error
+    And the model answers request 1 with call deploy(target "prod")
+    And the model answers request 2 with text "The deployment failed."
+    When the session runs
+    Then the tool "deploy" was invoked 1 time
+    And model request 2 holds an error result for the call of request 1
+
+  @ER-11 @must
+  Scenario: a failed interactive call is never retried automatically
+    Given an interactive tool "confirm" from provider "human"
+    And the frontend fails every interactive request for "confirm"
+    And the model answers request 1 with call confirm(prompt "Deploy to prod?")
+    And the model answers request 2 with text "No answer from the user."
+    When the session runs
+    Then the frontend received 1 interactive request for "confirm"
+    And model request 2 holds an error result for the call of request 1
+
+  @ER-12 @must
+  Scenario: an output that breaks the tool's output_schema becomes an unknown-category error
+    Given a data_source tool "count" from provider "stats" declared safe with no key fields
+    And the tool "count" declares this output schema:
+      """
+      {"type": "object", "required": ["total"], "properties": {"total": {"type": "integer"}}}
+      """
+    And the tool "count" returns this output:
+      """
+      {"total": "many"}
+      """
+    And the model answers request 1 with call count(table "orders")
+    And the model answers request 2 with text "Counted."
+    When the session runs
+    Then model request 2 holds an error result for the call of request 1
+    And the error result for the call of request 1 is categorised "unknown" wherever the kernel names a category
+
+  @ER-12 @must
+  Scenario: an output that matches the tool's output_schema is a success
+    The counterpart of the scenario above: the check rejects only what
+    breaks the schema.
+    Given a data_source tool "count" from provider "stats" declared safe with no key fields
+    And the tool "count" declares this output schema:
+      """
+      {"type": "object", "required": ["total"], "properties": {"total": {"type": "integer"}}}
+      """
+    And the tool "count" returns this output:
+      """
+      {"total": 42}
+      """
+    And the model answers request 1 with call count(table "orders")
+    And the model answers request 2 with text "Counted."
+    When the session runs
+    Then model request 2 holds the result of the call of request 1 as a success

@@ -1,0 +1,187 @@
+Feature: Hook subscriber failures
+  What a failing subscriber does depends on its mode. An observer's error,
+  crash, timeout or unfit answer is recorded and otherwise ignored: the
+  payload stays as it was and the chain goes on. A transform's failure, or
+  an answer the kernel may not use, aborts the chain with a hook_error
+  event that the kernel attributes to the subscriber, and the turn does not
+  go on with the payload it had. A veto's failure counts as a deny.
+  Timeouts in this file are set per subscriber to 100 ms; a hanging fake
+  holds its call until the kernel cancels it.
+
+  @HD-02 @must
+  Scenario Outline: a failing observer changes nothing and does not stop the chain (the observer <behaviour>)
+    Given these hook subscribers at "pre-model-call", in this order:
+      | subscriber | mode      | behaviour   | timeout ms |
+      | T1         | transform | appends "A" |            |
+      | O1         | observe   | <behaviour> | 100        |
+      | T2         | transform | appends "B" |            |
+    And the model answers request 1 with text "Finished."
+    When the session runs
+    Then the session ends with status "completed"
+    And the subscribers at "pre-model-call" were dispatched in this order: "T1", "O1", "T2"
+    And "T2" received the payload "T1" returned
+    And model request 1 carried the hook markers "A", "B"
+    And an event attributable to hook subscriber "O1" was reported
+
+    Examples:
+      | behaviour |
+      | fails     |
+      | crashes   |
+      | hangs     |
+
+  @HD-10 @HD-02 @must
+  Scenario Outline: an observer's unfit answer is ignored (the observer <behaviour>)
+    Given these hook subscribers at "pre-model-call", in this order:
+      | subscriber | mode      | behaviour   |
+      | T1         | transform | appends "A" |
+      | O1         | observe   | <behaviour> |
+      | T2         | transform | appends "B" |
+    And the model answers request 1 with text "Finished."
+    When the session runs
+    Then the session ends with status "completed"
+    And the subscribers at "pre-model-call" were dispatched in this order: "T1", "O1", "T2"
+    And "T2" received the payload "T1" returned
+    And model request 1 carried the hook markers "A", "B"
+    And an event attributable to hook subscriber "O1" was reported
+
+    Examples:
+      | behaviour                                          |
+      | answers with an outcome that does not fit its mode |
+      | answers with a malformed result                    |
+      | appends "X"                                        |
+
+  @HD-03 @HD-14 @must
+  Scenario Outline: a failing transform aborts the chain with a hook_error and the turn stops (the transform <behaviour>)
+    The reading of what the session does next (A-23) is the kernel's: it
+    ends with the status the kernel declares as hooks.transform_abort_status,
+    failed when it declares none.
+
+    Given these hook subscribers at "pre-model-call", in this order:
+      | subscriber | mode      | behaviour   | timeout ms |
+      | T1         | transform | <behaviour> | 100        |
+      | O2         | observe   |             |            |
+    When the session runs
+    Then hook subscriber "O2" was never dispatched
+    And a hook_error event from "T1" with point "pre-model-call", mode "transform" and category "<category>" was reported
+    And the model was asked 0 times
+    And the turn did not go on after the dispatch to "T1"
+    And the session ended with the status the kernel declares for an aborted transform
+
+    Examples:
+      | behaviour | category         |
+      | fails     | TRANSFORM_FAILED |
+      | crashes   | PROCESS_CRASHED  |
+      | hangs     | TIMEOUT          |
+
+  @HD-10 @HD-14 @must
+  Scenario Outline: a transform's unfit answer is an INVALID_RESPONSE that aborts the chain (the transform <behaviour>)
+    Given these hook subscribers at "pre-model-call", in this order:
+      | subscriber | mode      | behaviour   |
+      | T1         | transform | <behaviour> |
+      | O2         | observe   |             |
+    When the session runs
+    Then hook subscriber "O2" was never dispatched
+    And a hook_error event from "T1" with point "pre-model-call", mode "transform" and category "INVALID_RESPONSE" was reported
+    And the model was asked 0 times
+    And the turn did not go on after the dispatch to "T1"
+    And the session ended with the status the kernel declares for an aborted transform
+
+    Examples:
+      | behaviour                                          |
+      | answers with an outcome that does not fit its mode |
+      | answers with a malformed result                    |
+
+  @HD-09 @HD-14 @must
+  Scenario Outline: a transform may change only the messages at pre-model-call (the transform <behaviour>)
+    Given these hook subscribers at "pre-model-call", in this order:
+      | subscriber | mode      | behaviour   |
+      | T1         | transform | <behaviour> |
+      | O2         | observe   |             |
+    When the session runs
+    Then hook subscriber "O2" was never dispatched
+    And a hook_error event from "T1" with point "pre-model-call", mode "transform" and category "INVALID_RESPONSE" was reported
+    And the model was asked 0 times
+    And the session ended with the status the kernel declares for an aborted transform
+
+    Examples:
+      | behaviour                                 |
+      | changes the model                         |
+      | answers with the payload of another point |
+
+  @HD-09 @HD-14 @must
+  Scenario Outline: no field is mutable at <point>, so a one-byte change is an INVALID_RESPONSE
+    Given a resource tool "write" from provider "fs"
+    And a policy rule "allow-write" that allows "write"
+    And these hook subscribers at "<point>", in this order:
+      | subscriber | mode      | behaviour                       |
+      | T          | transform | changes one byte of the payload |
+      | O          | observe   |                                 |
+    And the model answers request 1 with call write(path "a")
+    And the model answers request 2 with text "Finished."
+    When the session runs
+    Then hook subscriber "O" was never dispatched
+    And a hook_error event from "T" with point "<point>", mode "transform" and category "INVALID_RESPONSE" was reported
+    And the turn did not go on after the dispatch to "T"
+    And the model was asked 1 time
+    And the session ended with the status the kernel declares for an aborted transform
+
+    Examples:
+      | point               |
+      | post-model-response |
+      | pre-tool-call       |
+      | plan-ready          |
+      | post-tool-call      |
+
+  @HD-09 @must
+  Scenario: a transform that returns the payload unchanged is accepted at every point
+    Given a resource tool "write" from provider "fs"
+    And a policy rule "allow-write" that allows "write"
+    And a transform subscriber "T" at every hook point
+    And the model answers request 1 with call write(path "a")
+    And the model answers request 2 with text "Finished."
+    When the session runs
+    Then the session ends with status "completed"
+    And no hook_error event was reported
+    And the model was asked 2 times
+
+  @HD-04 @HD-14 @must
+  Scenario Outline: a failing veto counts as a deny (the veto <behaviour>)
+    Given a resource tool "write" from provider "fs"
+    And a policy rule "allow-write" that allows "write"
+    And these hook subscribers at "plan-ready", in this order:
+      | subscriber | mode | behaviour   | timeout ms |
+      | V          | veto | <behaviour> | 100        |
+    And the model answers request 1 with call write(path "a")
+    And the model answers request 2 with text "Finished."
+    When the session runs
+    Then no tool/invoke of "write" reached the harness
+    And model request 2 carried a denial result for every "write" call
+    And a hook_error event from "V" with point "plan-ready", mode "veto" and category "<category>" was reported
+    And the session ends with status "completed"
+
+    Examples:
+      | behaviour | category        |
+      | fails     | VETO_FAILED     |
+      | crashes   | PROCESS_CRASHED |
+      | hangs     | TIMEOUT         |
+
+  @HD-10 @HD-14 @must
+  Scenario Outline: a veto's unfit answer is an INVALID_RESPONSE and counts as a deny (the veto <behaviour>)
+    Given a resource tool "write" from provider "fs"
+    And a policy rule "allow-write" that allows "write"
+    And these hook subscribers at "plan-ready", in this order:
+      | subscriber | mode | behaviour   |
+      | V          | veto | <behaviour> |
+    And the model answers request 1 with call write(path "a")
+    And the model answers request 2 with text "Finished."
+    When the session runs
+    Then no tool/invoke of "write" reached the harness
+    And model request 2 carried a denial result for every "write" call
+    And a hook_error event from "V" with point "plan-ready", mode "veto" and category "INVALID_RESPONSE" was reported
+    And the session ends with status "completed"
+
+    Examples:
+      | behaviour                                          |
+      | answers UNSPECIFIED                                |
+      | answers with an outcome that does not fit its mode |
+      | answers with a malformed result                    |

@@ -1,0 +1,29 @@
+Feature: Hook dispatch instrumentation
+  With telemetry on, each chain of dispatches at a hook point is traced as
+  one hook_dispatch span with one hook_subscriber child for each
+  subscriber actually called: fewer after a short-circuit, and concurrent
+  observers as siblings under the same parent. A chain inside a turn is
+  traced inside that turn's span.
+
+  @HD-13 @must
+  Scenario: one span per chain and one child per subscriber called
+    Given a resource tool "write" from provider "fs"
+    And a policy rule "allow-write" that allows "write"
+    And telemetry is on
+    And an observe subscriber "S" at "session-start"
+    And these hook subscribers at "pre-model-call", in this order:
+      | subscriber | mode      | behaviour   |
+      | T1         | transform | appends "A" |
+      | O1         | observe   |             |
+      | O2         | observe   |             |
+    And these hook subscribers at "plan-ready", in this order:
+      | subscriber | mode | behaviour |
+      | V1         | veto | denies    |
+      | V2         | veto | allows    |
+    And the model answers request 1 with call write(path "a")
+    And the model answers request 2 with text "Finished."
+    When the session runs
+    Then the session ends with status "completed"
+    And hook subscriber "V2" was never dispatched
+    And every hook chain was traced as one hook_dispatch span with one hook_subscriber span per subscriber called
+    And every hook_dispatch span of a turn lies within that turn's span

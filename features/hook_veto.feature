@@ -1,0 +1,74 @@
+Feature: Veto subscribers and the kernel's own policy
+  A veto subscriber answers ALLOW or DENY. Anything other than ALLOW ends
+  the chain at that point, and the subscribers declared after it never
+  receive the dispatch. At plan-ready a deny keeps every resource item of
+  the plan from being applied, and the model learns of it through denial
+  results. The kernel's own policy is not a subscriber: it decides every
+  plan item inside the kernel, hooks or no hooks.
+
+  Background:
+    Given a resource tool "write" from provider "fs"
+
+  @HD-11 @must
+  Scenario: a deny skips every subscriber declared after it
+    Given a policy rule "allow-write" that allows "write"
+    And these hook subscribers at "plan-ready", in this order:
+      | subscriber | mode    | behaviour |
+      | V1         | veto    | denies    |
+      | V2         | veto    | allows    |
+      | O3         | observe |           |
+    And the model answers request 1 with call write(path "a")
+    And the model answers request 2 with text "Finished."
+    When the session runs
+    Then the session ends with status "completed"
+    And the subscribers at "plan-ready" were dispatched in this order: "V1"
+    And hook subscribers "V2" and "O3" were never dispatched
+    And no tool/invoke of "write" reached the harness
+    And model request 2 carried a denial result for every "write" call
+
+  @HD-08 @may
+  Scenario: a third-party plugin declared as veto is consulted and its deny blocks the apply
+    Given a policy rule "allow-write" that allows "write"
+    And a veto subscriber "guard" at "plan-ready" that denies
+    And hook subscriber "guard" is a third-party plugin
+    And the model answers request 1 with call write(path "a")
+    And the model answers request 2 with text "Finished."
+    When the session runs
+    Then the session ends with status "completed"
+    And the subscribers at "plan-ready" were dispatched in this order: "guard"
+    And no tool/invoke of "write" reached the harness
+    And model request 2 carried a denial result for every "write" call
+
+  @HD-08 @may @HD-11 @must
+  Scenario: a third-party veto's ALLOW cannot revive an item the policy denied
+    The policy runs first (A-21): it denies "write" and allows "edit". The
+    third-party subscriber then allows the whole plan, which can only leave
+    the kernel as strict as it was: "edit" is applied, "write" is not.
+
+    Given a resource tool "edit" from provider "fs"
+    And a policy rule "deny-write" that denies "write"
+    And a policy rule "allow-edit" that allows "edit"
+    And a veto subscriber "guard" at "plan-ready" that allows
+    And hook subscriber "guard" is a third-party plugin
+    And the model answers request 1 with calls write(path "a"), edit(path "b")
+    And the model answers request 2 with text "Finished."
+    When the session runs
+    Then the session ends with status "completed"
+    And the subscribers at "plan-ready" were dispatched in this order: "guard"
+    And no tool/invoke of "write" reached the harness
+    And a tool/invoke of "edit" reached the harness
+    And model request 2 carried a denial result for every "write" call
+
+  @HD-12 @must
+  Scenario: with no hook blocks at all the kernel's policy still decides every plan item
+    Given a resource tool "edit" from provider "fs"
+    And a policy rule "allow-write" that allows "write"
+    And a policy rule "ask-edit" that asks for "edit"
+    And the model answers request 1 with calls write(path "a"), edit(path "b")
+    And the model answers request 2 with text "Finished."
+    When the session runs
+    Then the session ends with status "completed"
+    And a plan_item event for tool "write" with decided_by naming "allow-write" was reported
+    And a plan_item event for tool "edit" with decided_by naming "ask-edit" was reported
+    And a frontend/permission request for "edit" reached the harness
+    And no hook dispatch reached the harness

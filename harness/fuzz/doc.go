@@ -1,0 +1,23 @@
+// Package fuzz is conform's property engine (`conform fuzz`). It generates
+// whole sessions with rapid: per-request model scripts that mix replies
+// without tool calls and calls of every kind (reads, resources, interactive
+// calls, a terminal resource, a held read) with repeated and varied
+// arguments, usage figures and price lists of one to three tiers (split by
+// input tokens or by time, or free), and bounds of each dimension with
+// doom-loop thresholds. Each case becomes a one-scenario feature file built
+// from the step library only; it runs against the kernel like any scenario,
+// and ends with the loop invariants of harness/steps (invariants.go): the
+// step grammar of every turn, at most max_turns + 1 model requests, exactly
+// one tool-less request after a fired bound with the status naming the
+// bound that fired first, the doom loop firing exactly when the last
+// threshold calls are identical, costs that follow the declared pricing
+// and add up, and one end of the session.
+//
+// A failure is shrunk by rapid to a minimal session and written out as
+// that feature file, so a kernel author re-runs exactly that case with
+// `conform run --features DIR`.
+//
+// The invariants are judged against the replies the fake model really sent
+// and the kernel's declared readings; where the spec is open (A-01..A-14)
+// they accept every reasonable reading (see invariants.go).
+package fuzz

@@ -1,0 +1,84 @@
+package fuzz
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/agentconform/conform/harness/adapter"
+	"github.com/agentconform/conform/refkernel"
+	"github.com/agentconform/conform/refkernel/server"
+)
+
+func reference() adapter.Launcher {
+	return adapter.InProcess{Name: "reference", Serve: func(ctx context.Context, in io.Reader, out io.Writer) error {
+		return server.Serve(ctx, refkernel.New(refkernel.DefaultParts()), in, out)
+	}}
+}
+
+// cases is the number of generated sessions per property run: at least
+// 1,000 in a normal test run.
+func cases() int {
+	switch {
+	case testing.Short():
+		return 100
+	case raceEnabled:
+		return 250
+	}
+	return 1000
+}
+
+// The reference kernel keeps every invariant on every generated session.
+func TestPropertiesReference(t *testing.T) {
+	n := cases()
+	res, err := Run(context.Background(), Options{Launcher: reference(), Cases: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed {
+		t.Fatalf("seed %d: %s\n%s", res.Seed, res.Failure, res.Feature)
+	}
+	if want := n; res.Cases < want && !testing.Short() { // rapid runs a fifth with -short
+		t.Fatalf("only %d cases ran", res.Cases)
+	}
+	t.Logf("%d generated sessions against the reference kernel in %v (%v per session), seed %d",
+		res.Cases, res.Elapsed.Round(time.Millisecond), (res.Elapsed / time.Duration(res.Cases)).Round(time.Microsecond), res.Seed)
+}
+
+// Cases that take real time: a held tool and a wall-clock bound of a tenth
+// of a second or so.
+func TestPropertiesReferenceRealTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes real time")
+	}
+	res, err := Run(context.Background(), Options{Launcher: reference(), Cases: 40, RealTime: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed {
+		t.Fatalf("seed %d: %s\n%s", res.Seed, res.Failure, res.Feature)
+	}
+	t.Logf("%d generated sessions with real-time wall clocks in %v", res.Cases, res.Elapsed.Round(time.Millisecond))
+}
+
+// Every generated case renders as a feature file the step library reads.
+func TestFeatureRendering(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		c := Generate(rt, Capabilities{CostBound: true, WallClockBound: true, RealTime: true})
+		f := c.Feature("title")
+		for _, want := range append([]string{"Scenario:", "When the session runs for at most"}, Checks...) {
+			if !strings.Contains(f, want) {
+				rt.Fatalf("the feature lacks %q:\n%s", want, f)
+			}
+		}
+	})
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(m.Run())
+}

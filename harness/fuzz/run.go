@@ -1,0 +1,270 @@
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/agentconform/conform/harness/adapter"
+	"github.com/agentconform/conform/harness/driver"
+	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/harness/runner"
+)
+
+// DefaultCases is how many sessions `conform fuzz` generates unless told
+// otherwise.
+const DefaultCases = 200
+
+// Options configure a fuzz run.
+type Options struct {
+	Launcher adapter.Launcher
+	Cases    int    // default DefaultCases
+	Seed     uint64 // 0: a random seed
+	// RealTime allows wall-clock cases that take real time (see
+	// Capabilities.RealTime).
+	RealTime bool
+	// OutDir is where the shrunk failing case is written, in a folder of
+	// its own: OutDir/seed-<seed>/conform-fuzz-<seed>.feature. Empty: not
+	// written.
+	OutDir string
+	// ShrinkTime bounds the time spent shrinking a failure (default 30s).
+	ShrinkTime      time.Duration
+	ScenarioTimeout time.Duration // default 10s
+	// Log, when set, receives rapid's progress lines.
+	Log io.Writer
+}
+
+// Result is what a fuzz run found.
+type Result struct {
+	Cases   int           // sessions run, shrinking included
+	Elapsed time.Duration // wall-clock time of the whole run
+	Seed    uint64
+	Kernel  string
+	// Failed: some generated session broke an invariant or faulted.
+	Failed bool
+	// FoundAfter is the number of the generated session that failed
+	// first, before any shrinking.
+	FoundAfter int
+	// Failure is the verdict and message of the shrunk case.
+	Failure string
+	// Feature is the shrunk case as a feature file; FeaturePath where it
+	// was written, if it was, and FeatureDir the folder to hand to
+	// `conform run --features`.
+	Feature     string
+	FeaturePath string
+	FeatureDir  string
+}
+
+// rapid keeps its settings in process-wide flags: one fuzz run at a time.
+var runMu sync.Mutex
+
+// Run generates sessions, runs each against the kernel as a one-scenario
+// feature, and checks the loop invariants on its recorded log. The first
+// failure is shrunk by rapid to a minimal session and rendered as a feature
+// file that reproduces it.
+func Run(ctx context.Context, opt Options) (Result, error) {
+	runMu.Lock()
+	defer runMu.Unlock()
+	if opt.Cases <= 0 {
+		opt.Cases = DefaultCases
+	}
+	if opt.ShrinkTime <= 0 {
+		opt.ShrinkTime = 30 * time.Second
+	}
+	if opt.ScenarioTimeout <= 0 {
+		opt.ScenarioTimeout = 10 * time.Second
+	}
+	if opt.Seed == 0 {
+		opt.Seed = uint64(time.Now().UnixNano())
+	}
+	restore, err := configureRapid(opt)
+	if err != nil {
+		return Result{}, err
+	}
+	defer restore()
+
+	pool := driver.NewPool(opt.Launcher)
+	defer pool.Close()
+	k, err := pool.Get(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("the kernel could not be started and initialized: %w", err)
+	}
+	info := k.Info
+	pool.Put(k)
+	caps := CapabilitiesOf(info, opt.RealTime)
+
+	res := Result{Seed: opt.Seed, Kernel: info.Kernel.Name + " " + info.Kernel.Version}
+	start := time.Now()
+	var last struct {
+		feature, failure string
+	}
+	tb := &recorder{name: "conform-fuzz", log: opt.Log}
+	rapid.Check(tb, func(t *rapid.T) {
+		if ctx.Err() != nil {
+			t.Skip("interrupted")
+		}
+		c := Generate(t, caps)
+		res.Cases++
+		title := fmt.Sprintf("Seed %d. %s", opt.Seed, describe(c))
+		feature := c.Feature(title)
+		status, failure, err := runOne(ctx, opt, pool, feature)
+		if err != nil {
+			t.Fatalf("the harness could not run the case: %v", err)
+		}
+		if status != report.Pass {
+			if res.FoundAfter == 0 {
+				res.FoundAfter = res.Cases
+			}
+			last.feature, last.failure = feature, fmt.Sprintf("%s: %s", status, failure)
+			t.Fatalf("%s", last.failure)
+		}
+	})
+	res.Elapsed = time.Since(start)
+	if ctx.Err() != nil {
+		return res, ctx.Err()
+	}
+	if !tb.failed {
+		return res, nil
+	}
+	res.Failed = true
+	if last.feature == "" { // a harness problem, not a kernel failure
+		return res, errors.New(strings.Join(tb.errors, "\n"))
+	}
+	res.Failure, res.Feature = last.failure, last.feature
+	if opt.OutDir != "" {
+		res.FeatureDir = filepath.Join(opt.OutDir, fmt.Sprintf("seed-%d", opt.Seed))
+		if err := os.MkdirAll(res.FeatureDir, 0o755); err != nil {
+			return res, err
+		}
+		res.FeaturePath = filepath.Join(res.FeatureDir, fmt.Sprintf("conform-fuzz-%d.feature", opt.Seed))
+		if err := os.WriteFile(res.FeaturePath, []byte(res.Feature), 0o644); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// runOne runs one rendered case and returns its scenario verdict.
+func runOne(ctx context.Context, opt Options, pool *driver.Pool, feature string) (report.Status, string, error) {
+	r, err := runner.Run(ctx, runner.Options{
+		Launcher: opt.Launcher, Pool: pool,
+		FS: fstest.MapFS{"case.feature": {Data: []byte(feature)}}, Root: ".",
+		Concurrency: 1, ScenarioTimeout: opt.ScenarioTimeout,
+	})
+	if err != nil {
+		return "", "", err
+	}
+	if len(r.Scenarios) != 1 {
+		return "", "", fmt.Errorf("expected one scenario, the run reported %d", len(r.Scenarios))
+	}
+	sc := r.Scenarios[0]
+	return sc.Status, sc.Failure, nil
+}
+
+// describe is a one-line summary of a case for the feature's title.
+func describe(c Case) string {
+	parts := []string{fmt.Sprintf("max_turns %d", c.MaxTurns)}
+	if c.MaxCostUSD != nil {
+		parts = append(parts, "max_cost_usd "+num(*c.MaxCostUSD))
+	}
+	if c.WallClockS != nil {
+		parts = append(parts, "max_wall_clock_s "+num(*c.WallClockS))
+	}
+	if c.Threshold != nil {
+		parts = append(parts, fmt.Sprintf("doom-loop threshold %d", *c.Threshold))
+	}
+	return fmt.Sprintf("A session of %d scripted replies; %s.", len(c.Replies), strings.Join(parts, ", "))
+}
+
+// configureRapid sets rapid's process-wide flags for this run and returns
+// a function that puts the old values back. Outside a test binary the
+// testing flags rapid reads must exist and be parsed first.
+func configureRapid(opt Options) (func(), error) {
+	if flag.Lookup("test.short") == nil {
+		testing.Init()
+	}
+	if !flag.Parsed() {
+		if err := flag.CommandLine.Parse(nil); err != nil {
+			return nil, err
+		}
+	}
+	old := map[string]string{}
+	restore := func() {
+		for name, v := range old {
+			_ = flag.Set(name, v)
+		}
+	}
+	for name, v := range map[string]string{
+		"rapid.checks":     strconv.Itoa(opt.Cases),
+		"rapid.seed":       strconv.FormatUint(opt.Seed, 10),
+		"rapid.nofailfile": "true",
+		"rapid.shrinktime": opt.ShrinkTime.String(),
+	} {
+		f := flag.Lookup(name)
+		if f == nil {
+			restore()
+			return nil, fmt.Errorf("rapid has no flag %s", name)
+		}
+		old[name] = f.Value.String()
+		if err := flag.Set(name, v); err != nil {
+			restore()
+			return nil, fmt.Errorf("rapid flag %s: %w", name, err)
+		}
+	}
+	return restore, nil
+}
+
+// recorder is the rapid.TB of a fuzz run: it keeps the verdict instead of
+// failing a test, so the same engine serves `go test` and `conform fuzz`.
+type recorder struct {
+	name   string
+	log    io.Writer
+	mu     sync.Mutex
+	failed bool
+	errors []string
+}
+
+func (r *recorder) Helper()      {}
+func (r *recorder) Name() string { return r.name }
+func (r *recorder) Logf(format string, args ...any) {
+	if r.log != nil {
+		fmt.Fprintf(r.log, format+"\n", args...)
+	}
+}
+func (r *recorder) Log(args ...any)                  { r.Logf("%s", fmt.Sprint(args...)) }
+func (r *recorder) Skipf(format string, args ...any) { r.Logf(format, args...) }
+func (r *recorder) Skip(args ...any)                 { r.Log(args...) }
+func (r *recorder) SkipNow()                         {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	r.failed = true
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+	r.mu.Unlock()
+	r.Logf(format, args...)
+}
+func (r *recorder) Error(args ...any)                 { r.Errorf("%s", fmt.Sprint(args...)) }
+func (r *recorder) Fatalf(format string, args ...any) { r.Errorf(format, args...) }
+func (r *recorder) Fatal(args ...any)                 { r.Error(args...) }
+func (r *recorder) FailNow()                          { r.Fail() }
+func (r *recorder) Fail() {
+	r.mu.Lock()
+	r.failed = true
+	r.mu.Unlock()
+}
+func (r *recorder) Failed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed
+}

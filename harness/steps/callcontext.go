@@ -1,0 +1,179 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cucumber/godog"
+
+	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// Call context (TA-31) and trace ids kept out of persisted state (TA-32).
+
+func init() {
+	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+		sc.Step(stepRE(`^the session works in "([^"]+)"$`), func(dir string) error {
+			s.Cfg.WorkingDirectory = dir
+			return nil
+		})
+		sc.Step(stepRE(`^every model request and tool invoke carried the session's call_context$`), s.callContextPresent)
+		sc.Step(stepRE(`^the turn_id stayed the same within each turn and changed from turn to turn$`), s.turnIDsPerTurn)
+		sc.Step(stepRE(`^no trace or span id appears in any event, cost report, session row or plan item$`), s.noTraceIDsPersisted)
+	})
+}
+
+// modelOrToolCC is the call_context of a model or tool request.
+func modelOrToolCC(e calllog.Entry) (wire.CallContext, bool) {
+	switch p := e.Value.(type) {
+	case wire.ModelStreamParams:
+		return p.CallContext, true
+	case wire.ToolInvokeParams:
+		return p.CallContext, true
+	case wire.ToolPreviewParams:
+		return p.CallContext, true
+	}
+	return wire.CallContext{}, false
+}
+
+// TA-31: every model request and every invoke names the session, a turn
+// and the working directory.
+func (s *Scenario) callContextPresent() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	// Every request of the scenario, whatever session it claims, so a
+	// request with a wrong session id is not silently left out.
+	n := 0
+	for _, e := range s.World.Log.Entries() {
+		if e.Kind != calllog.Request {
+			continue
+		}
+		cc, ok := modelOrToolCC(e)
+		if !ok {
+			continue
+		}
+		n++
+		switch {
+		case cc.SessionID != s.SessionID:
+			return fmt.Errorf("%s (#%d) carried call_context.session_id %q, the session is %q", e.Label, e.Seq, cc.SessionID, s.SessionID)
+		case cc.TurnID == "":
+			return fmt.Errorf("%s (#%d) carried an empty call_context.turn_id", e.Label, e.Seq)
+		case cc.WorkingDirectory != s.Cfg.WorkingDirectory:
+			return fmt.Errorf("%s (#%d) carried call_context.working_directory %q, the session works in %q", e.Label, e.Seq, cc.WorkingDirectory, s.Cfg.WorkingDirectory)
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("no model request or tool invoke was recorded")
+	}
+	for _, m := range s.World.Metas() {
+		if m.SessionID != s.SessionID {
+			return fmt.Errorf("a session_meta row names session %q; the scenario's only session is %q", m.SessionID, s.SessionID)
+		}
+	}
+	return nil
+}
+
+// TA-31: one turn_id per turn (turns as the harness counts them, from one
+// context/assemble to the next), a different one for every turn.
+func (s *Scenario) turnIDsPerTurn() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	owner := map[string]int{}
+	for ti, turn := range s.turns() {
+		if ti == 0 {
+			continue
+		}
+		id := ""
+		for _, e := range turn {
+			cc, ok := modelOrToolCC(e)
+			if !ok {
+				continue
+			}
+			switch {
+			case id == "":
+				id = cc.TurnID
+			case cc.TurnID != id:
+				return fmt.Errorf("turn %d's requests carried two turn_ids: %q and then %q at %s (#%d)", ti, id, cc.TurnID, e.Label, e.Seq)
+			}
+		}
+		if id == "" {
+			continue
+		}
+		if prev, ok := owner[id]; ok {
+			return fmt.Errorf("turns %d and %d carried the same turn_id %q", prev, ti, id)
+		}
+		owner[id] = ti
+	}
+	if len(owner) < 2 {
+		return fmt.Errorf("expected model and tool requests in at least two turns, saw them in %d", len(owner))
+	}
+	return nil
+}
+
+// TA-32: the trace and span ids the kernel reported in trace/span never
+// appear in what it persists: events (plan_item rows among them), cost
+// reports, session rows, and the plan items of plan-ready and permission
+// requests.
+func (s *Scenario) noTraceIDsPersisted() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	ids := map[string]string{}
+	for _, sp := range s.World.Spans() {
+		if sp.TraceID != "" {
+			ids[sp.TraceID] = "trace id"
+		}
+		if sp.SpanID != "" {
+			ids[sp.SpanID] = "span id"
+		}
+	}
+	if len(ids) == 0 {
+		s.Unverifiable = "the kernel reported no trace spans, so there were no trace or span ids to look for"
+		return nil
+	}
+	keys := make([]string, 0, len(ids))
+	for id := range ids {
+		keys = append(keys, id)
+	}
+	sort.Strings(keys)
+	for _, e := range s.World.Log.Entries() {
+		var where string
+		var raw []byte
+		switch {
+		case e.Kind == calllog.Notification && e.Method != wire.NotifyTraceSpan:
+			where, raw = e.Label, e.Params
+		case e.Method == wire.MethodFrontendPermission:
+			p, _ := e.Value.(wire.PermissionParams)
+			where = "the plan items of " + e.Label
+			raw, _ = json.Marshal(p.Items)
+		case e.Method == wire.MethodHookDispatch:
+			p, _ := e.Value.(wire.HookDispatchParams)
+			if p.Payload.Plan == nil {
+				continue
+			}
+			where = "the plan items of " + e.Label
+			raw, _ = json.Marshal(p.Payload.Plan.Items)
+		default:
+			continue
+		}
+		text := string(raw)
+		for _, id := range keys {
+			if strings.Contains(text, id) {
+				return fmt.Errorf("the %s %s appears in %s (#%d): %s", ids[id], id, where, e.Seq, truncate(text, 300))
+			}
+		}
+	}
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
