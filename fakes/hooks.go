@@ -95,20 +95,6 @@ func crashError(msg string) error {
 	return &jsonrpc.Error{Code: wire.CodeProcessCrashed, Message: msg}
 }
 
-// hold waits d, or until the kernel cancels or the scenario ends.
-func hold(ctx context.Context, done <-chan struct{}, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-done:
-		return errHeld
-	}
-}
-
 // dispatch answers one hook/dispatch. The answer is a wire.HookDispatchResult
 // except for HookMalformed, whose raw JSON breaks the result schema on
 // purpose (PROTOCOL.md §11).
@@ -123,13 +109,13 @@ func (h *Hooks) dispatch(ctx context.Context, done <-chan struct{}, p wire.HookD
 		}
 	}
 	if b.Hold > 0 {
-		if err := hold(ctx, done, b.Hold); err != nil {
+		if err := holdFor(ctx, done, b.Hold); err != nil {
 			return nil, err
 		}
 	}
 	switch b.Action {
 	case HookHang:
-		if err := hold(ctx, done, HangLimit); err != nil {
+		if err := holdFor(ctx, done, HangLimit); err != nil {
 			return nil, err
 		}
 	case HookError:

@@ -435,15 +435,11 @@ func (s *Scenario) saOnlyPrompt(profile, rel string) error {
 
 // SA-02: a forked child's first request carries the parent's history.
 func (s *Scenario) saFirstContains(profile, rel, list string) error {
-	id, _, err := s.saOne(profile, rel)
+	id, first, err := s.saFirstRequest(profile, rel)
 	if err != nil {
 		return err
 	}
-	reqs := s.saModel(id)
-	if len(reqs) == 0 {
-		return fmt.Errorf("the %q %s (%s) sent no model request", profile, rel, id)
-	}
-	msgs := saJSON(reqs[0].Messages)
+	msgs := saJSON(first.Messages)
 	for _, want := range quotedList(list) {
 		if !strings.Contains(msgs, want) {
 			return fmt.Errorf("expected the first model request of %s to carry %q in its messages; they were %s", id, want, msgs)
@@ -531,16 +527,12 @@ func (s *Scenario) saRootOffered(nth, tool string) error {
 }
 
 func (s *Scenario) saFirstOffered(profile, rel, tool string) error {
-	id, _, err := s.saOne(profile, rel)
+	id, first, err := s.saFirstRequest(profile, rel)
 	if err != nil {
 		return err
 	}
-	reqs := s.saModel(id)
-	if len(reqs) == 0 {
-		return fmt.Errorf("the %q %s (%s) sent no model request", profile, rel, id)
-	}
-	if !slices.Contains(toolNames(reqs[0]), tool) {
-		return fmt.Errorf("expected the first model request of %s to offer %q, it offered %q", id, tool, toolNames(reqs[0]))
+	if !slices.Contains(toolNames(first), tool) {
+		return fmt.Errorf("expected the first model request of %s to offer %q, it offered %q", id, tool, toolNames(first))
 	}
 	return nil
 }
@@ -1255,4 +1247,18 @@ func (s *Scenario) saClaimsRefused() error {
 func saJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// saFirstRequest is the first model request of the one child spawned
+// from profile, as rel names it.
+func (s *Scenario) saFirstRequest(profile, rel string) (string, wire.ModelStreamParams, error) {
+	id, _, err := s.saOne(profile, rel)
+	if err != nil {
+		return "", wire.ModelStreamParams{}, err
+	}
+	reqs := s.saModel(id)
+	if len(reqs) == 0 {
+		return id, wire.ModelStreamParams{}, fmt.Errorf("the %q %s (%s) sent no model request", profile, rel, id)
+	}
+	return id, reqs[0], nil
 }
