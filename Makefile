@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/conform
 REPORTS := reports
 
-.PHONY: all build conform test vet unit suite mutants bench python-test clean
+.PHONY: all build conform naive test vet unit suite mutants bench python-test clean
 
 all: build
 
@@ -17,6 +17,13 @@ conform: build
 		--report-json $(REPORTS)/reference.json \
 		--markdown $(REPORTS)/reference.md \
 		--junit $(REPORTS)/reference.junit.xml
+
+# The second-language proof: the naive Python kernel's report (it fails the
+# rows it ignores; exit status 1 is expected, so it is not checked).
+naive: build
+	-$(BIN) run --kernel "python3 examples/naive-kernel-python/kernel.py" -q \
+		--markdown $(REPORTS)/naive-kernel-python.md \
+		--report-json $(REPORTS)/naive-kernel-python.json > /dev/null
 
 vet:
 	$(GO) vet ./...
@@ -42,8 +49,7 @@ mutants:
 test: vet unit python-test suite mutants
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2000x ./refkernel/loop/
-	$(GO) test -run '^$$' -bench . ./harness/driver/
+	$(GO) test -run '^$$' -bench . ./refkernel/loop/ ./refkernel/hooks/ ./refkernel/subagent/ ./harness/driver/
 
 clean:
 	rm -rf bin $(REPORTS)/tmp
