@@ -21,6 +21,11 @@ type Permission struct {
 	// Hold delays the answer this long: the human "thinks". A request with
 	// several items waits for the longest hold among them, once.
 	Hold time.Duration
+	// Before, when set, runs first for the item (before Gate and Hold): the
+	// scenario acts while the request is pending, e.g. a second frontend
+	// connection decides the item (decide.go). An error answers the
+	// request with that error.
+	Before func(ctx context.Context, done <-chan struct{}, cc wire.CallContext, it wire.PlanItem) error
 }
 
 // Interactive scripts the frontend's answer to an interactive tool.
@@ -42,6 +47,7 @@ type Frontend struct {
 	used        map[string]int
 	answers     map[string]Interactive
 	Default     Permission
+	sent        []*sentDecide // frontend/decide of other connections (decide.go)
 }
 
 func newFrontend() *Frontend {
@@ -99,6 +105,11 @@ func (f *Frontend) permission(ctx context.Context, done <-chan struct{}, p wire.
 	var longest time.Duration
 	for _, it := range p.Items {
 		perm := f.next(it.Tool)
+		if perm.Before != nil {
+			if err := perm.Before(ctx, done, p.CallContext, it); err != nil {
+				return res, err
+			}
+		}
 		if perm.Gate != nil {
 			if err := perm.Gate.Wait(ctx, done); err != nil {
 				return res, err

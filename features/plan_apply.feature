@@ -300,16 +300,54 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     And model request 2 holds "yes, go ahead" as the result of the call to "confirm"
 
   @PA-16 @must
-  Scenario: the first decision on an item wins
-    Only the first answer taking effect once is observable here.
+  Scenario: a second connection's decision after the first one took effect is rejected
+    The primary frontend connection allows the item; while the allowed call
+    runs, a second connection sends DENY for the same item with
+    frontend/decide. The late DENY must be answered with INVALID_CLIENT_EVENT
+    and change nothing: the call ran once and its result is not a denial.
     Given a resource tool "save" from provider "store"
     And a policy rule "ask-save" that asks for "save"
     And the frontend answers permission for "save" with ALLOW
+    And a second frontend connection decides "save" with DENY while the tool runs
     And the model answers request 1 with calls save(key "k")
     And the model answers request 2 with text "Done."
     When the session runs
-    Then the tool "save" was invoked 1 time
-    And a late second decision from another frontend connection cannot be sent in this protocol
+    Then the second frontend connection's decision on "save" was rejected as an invalid client event
+    And the tool "save" was invoked 1 time
+    And model request 2 holds an ordinary result for the call to "save"
+
+  @PA-16 @must
+  Scenario: a second connection's DENY while the permission request is pending wins over the primary's later ALLOW
+    The primary connection holds its answer until the kernel has answered
+    the second connection's DENY. The DENY came first, so it decides the
+    item; the primary's ALLOW is late. The kernel may withdraw the permission
+    request or reject the late ALLOW with a frontend_error event, but the
+    ALLOW must not take effect.
+    Given a resource tool "save" from provider "store"
+    And a policy rule "ask-save" that asks for "save"
+    And a second frontend connection decides "save" with DENY before the frontend answers ALLOW
+    And the model answers request 1 with calls save(key "k")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the second frontend connection's decision on "save" was accepted
+    And the tool "save" was invoked 0 times
+    And model request 2 holds a denial with a reason for the call to "save"
+    And the frontend's late answer about "save" was withdrawn by the kernel or rejected with a frontend_error event naming connection "primary"
+
+  @PA-16 @must
+  Scenario: an item allowed by two connections is applied once
+    The second connection's ALLOW comes first and decides the item; the
+    primary's ALLOW for the same item is late and must not apply it again.
+    Given a resource tool "save" from provider "store"
+    And a policy rule "ask-save" that asks for "save"
+    And a second frontend connection decides "save" with ALLOW before the frontend answers ALLOW
+    And the model answers request 1 with calls save(key "k")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the second frontend connection's decision on "save" was accepted
+    And the tool "save" was invoked 1 time
+    And model request 2 holds an ordinary result for the call to "save"
+    And the frontend's late answer about "save" was withdrawn by the kernel or rejected with a frontend_error event naming connection "primary"
 
   @PA-17 @must
   Scenario: a valid corrected input replaces the call's arguments

@@ -77,7 +77,6 @@ func init() {
 		sc.Step(stepRE(`^the interactive request for "([^"]+)" carried its call id, the tool name and a prompt$`), p.interactiveFields)
 		sc.Step(stepRE(`^the tool "([^"]+)" was invoked only after the frontend had answered about it$`), p.invokedAfterAnswer)
 		sc.Step(stepRE(`^the session ends with the kernel's circuit-breaker status$`), p.breakerStatus)
-		sc.Step(stepRE(`^a late second decision from another frontend connection cannot be sent in this protocol$`), p.secondFrontendUnverifiable)
 	})
 }
 
@@ -977,15 +976,6 @@ func (p *planArea) breakerStatus() error {
 	case wire.StatusRunning, wire.StatusCompleted, wire.StatusFailed:
 		return fmt.Errorf("expected the session to end with a status naming a limit after the circuit breaker tripped, it ended %q", got)
 	}
-	return nil
-}
-
-// PA-16 needs two frontend connections answering the same permission
-// request. The protocol has one frontend, and frontend/permission is a
-// request with exactly one answer, so a late second decision cannot be sent.
-func (p *planArea) secondFrontendUnverifiable() error {
-	p.s.Unverifiable = "conform.wire/v1 has a single frontend and frontend/permission (or frontend/interactive) is a request that gets exactly one answer, " +
-		"so a second connection's late decision on the same item, and the invalid_client_event it should earn, cannot be sent; only that the first answer took effect once is checked"
 	return nil
 }
 

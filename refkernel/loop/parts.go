@@ -31,6 +31,7 @@ type Parts struct {
 	Keys      schedule.Keyer      // concurrency keys of steps 9, 9b and 12
 	Answers   plangate.Answers    // decision scopes and corrected inputs
 	Breaker   plangate.Breaker    // the denial circuit breaker
+	Arbiter   plangate.Arbiter    // late decisions of several frontend connections (PA-16)
 	LoopCheck doomloop.ModelCheck // step 16, second tier (TA-13)
 	Ledger    cost.Reporter       // cost/usage reports (TA-23)
 	Subagents subagent.Policy     // the session tree: spawns, depth, budgets (SA-*, TA-07)
@@ -55,6 +56,7 @@ func DefaultParts() Parts {
 		Keys:      schedule.StandardKeys{},
 		Answers:   plangate.StandardAnswers{},
 		Breaker:   plangate.StandardBreaker{},
+		Arbiter:   plangate.StandardArbiter{},
 		LoopCheck: doomloop.StandardCheck{},
 		Ledger:    cost.Immediate{},
 		Subagents: subagent.Standard{},
@@ -109,6 +111,9 @@ func (p Parts) WithDefaults() Parts {
 	}
 	if p.Breaker == nil {
 		p.Breaker = d.Breaker
+	}
+	if p.Arbiter == nil {
+		p.Arbiter = d.Arbiter
 	}
 	if p.LoopCheck == nil {
 		p.LoopCheck = d.LoopCheck

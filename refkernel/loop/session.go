@@ -132,6 +132,7 @@ func NewSession(s Setup) (*Session, error) {
 		Policy:         parts.Policy,
 		Answers:        parts.Answers,
 		Breaker:        parts.Breaker,
+		Arbiter:        parts.Arbiter,
 		Rules:          cfg.Policy.Rules,
 		Profile:        cfg.Profile,
 		PersistAlways:  cfg.Policy.PersistAlways,

@@ -36,6 +36,7 @@ type GateConfig struct {
 	Policy        Evaluator
 	Answers       Answers // default StandardAnswers
 	Breaker       Breaker // default StandardBreaker
+	Arbiter       Arbiter // late frontend decisions; default StandardArbiter
 	Rules         []wire.PolicyRule
 	Profile       string
 	PersistAlways bool
@@ -55,6 +56,9 @@ type Gate struct {
 	mu      sync.Mutex
 	session map[[2]string]string // (provider, tool) → allow | deny
 	history []bool               // circuit breaker: true = denied, oldest first
+
+	dmu   sync.Mutex          // guards items: every frontend decision (decide.go)
+	items map[string]*tracked // plan item id → its decision state
 }
 
 // NewGate makes a session's gate.
@@ -64,6 +68,9 @@ func NewGate(c GateConfig) *Gate {
 	}
 	if c.Breaker == nil {
 		c.Breaker = StandardBreaker{}
+	}
+	if c.Arbiter == nil {
+		c.Arbiter = StandardArbiter{}
 	}
 	return &Gate{cfg: c, session: map[[2]string]string{}}
 }
@@ -117,10 +124,20 @@ func (g *Gate) Decide(ctx context.Context, cc wire.CallContext, plan *wire.Plan)
 			rulings[i].Reason = denial(v, it)
 		}
 	}
+	asked := map[int]bool{}
+	for _, i := range asks {
+		asked[i] = true
+	}
+	g.track(cc, plan.Items, rulings, asked) // decide.go
 	for _, it := range plan.Items {
 		host.Emit(g.cfg.Frontend, cc.SessionID, cc.TurnID, wire.EventPlanItem, host.KernelProducer, planItemRow(cc, it))
 	}
-	for attempt := 1; len(asks) > 0; attempt++ {
+	for attempt := 1; ; attempt++ {
+		// Items another frontend connection decided meanwhile are not asked
+		// (again).
+		if asks = g.pending(plan.Items, asks); len(asks) == 0 {
+			break
+		}
 		items := make([]wire.PlanItem, len(asks))
 		for k, i := range asks {
 			items[k] = plan.Items[i]
@@ -128,48 +145,51 @@ func (g *Gate) Decide(ctx context.Context, cc wire.CallContext, plan *wire.Plan)
 		res, err := g.cfg.Frontend.Permission(ctx, wire.PermissionParams{CallContext: cc, Items: items})
 		if err != nil {
 			if ctx.Err() != nil {
+				g.close(plan.Items, rulings)
 				return rulings, ctx.Err()
 			}
 			for _, i := range asks {
-				rulings[i] = Ruling{Reason: "denied: the permission request failed: " + err.Error()}
+				g.settle(plan.Items[i].ID, Ruling{Reason: "denied: the permission request failed: " + err.Error()})
 			}
-			return rulings, nil
+			break
 		}
 		var again []int
 		for _, i := range asks {
 			it := plan.Items[i]
 			d, ok := find(res, it.ID)
 			if !ok {
-				rulings[i] = Ruling{Reason: "denied: the frontend gave no decision for this item"}
+				g.settle(it.ID, Ruling{Reason: "denied: the frontend gave no decision for this item"})
 				continue
 			}
-			r, usable := g.answer(cc, it, d)
+			out := g.offer(cc.SessionID, wire.ConnectionPrimary, d)
 			switch {
-			case usable:
-				rulings[i] = r
+			case out.Accepted, out.Category == wire.FrontendErrInvalidClientEvent:
+				// decided now, or earlier by another connection
 			case attempt < MaxAsks:
-				again = append(again, i) // still pending: asked again
+				again = append(again, i) // refused: still pending, asked again
 			default:
-				rulings[i] = Ruling{Reason: "denied: no usable decision after " + it.Tool + " was asked " + strconv.Itoa(MaxAsks) + " times"}
+				g.settle(it.ID, Ruling{Reason: "denied: no usable decision after " + it.Tool + " was asked " + strconv.Itoa(MaxAsks) + " times"})
 			}
 		}
 		asks = again
 	}
+	g.close(plan.Items, rulings) // the rulings as decided, by whichever connection came first
 	return rulings, nil
 }
 
 // answer applies one frontend decision to its item. A decision the kernel
 // must refuse is reported as an error event naming the item and leaves the
-// item pending (usable false); it is neither coerced nor taken as a deny.
-func (g *Gate) answer(cc wire.CallContext, it wire.PlanItem, d wire.PlanDecision) (Ruling, bool) {
-	refuse := func(category, msg string) (Ruling, bool) {
+// item pending (refusal is its category); it is neither coerced nor taken
+// as a deny.
+func (g *Gate) answer(cc wire.CallContext, it wire.PlanItem, d wire.PlanDecision) (r Ruling, refusal string) {
+	refuse := func(category, msg string) (Ruling, string) {
 		host.Emit(g.cfg.Frontend, cc.SessionID, cc.TurnID, wire.EventError, host.KernelProducer, map[string]any{
 			"category":     category,
 			"plan_item_id": it.ID,
 			"tool_call_id": it.ToolCallID,
 			"message":      msg,
 		})
-		return Ruling{}, false
+		return Ruling{}, category
 	}
 	var decision string
 	switch {
@@ -178,7 +198,7 @@ func (g *Gate) answer(cc wire.CallContext, it wire.PlanItem, d wire.PlanDecision
 	case strings.EqualFold(d.Decision, wire.DecisionDeny):
 		decision = wire.PolicyDeny
 	default:
-		return Ruling{Reason: "denied: the frontend answered " + d.Decision}, true
+		return Ruling{Reason: "denied: the frontend answered " + d.Decision}, ""
 	}
 	life := g.cfg.Answers.Lifetime(d.Scope, g.cfg.PersistAlways)
 	if life == LifetimeRefused {
@@ -196,9 +216,9 @@ func (g *Gate) answer(cc wire.CallContext, it wire.PlanItem, d wire.PlanDecision
 	}
 	g.remember(life, it.Provider, it.Tool, decision)
 	if decision == wire.PolicyDeny {
-		return Ruling{Reason: "denied by the user"}, true
+		return Ruling{Reason: "denied by the user"}, ""
 	}
-	return Ruling{Allowed: true, Input: input}, true
+	return Ruling{Allowed: true, Input: input}, ""
 }
 
 // planItemRow is a plan_items row: the item's fields, its id also under

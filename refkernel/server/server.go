@@ -95,7 +95,7 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		s.out.await(req.ID)
 		return wire.Empty{}, nil
 	case wire.MethodSessionRun, wire.MethodSessionCancel, wire.MethodSessionContinue, wire.MethodSessionSpawn,
-		wire.MethodMemoryWrite:
+		wire.MethodMemoryWrite, wire.MethodFrontendDecide:
 		if !s.initialized.Load() {
 			return nil, rpcError(wire.CodeInvalidRequest, "initialize first")
 		}
@@ -111,6 +111,8 @@ func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		return s.resume(req.Params)
 	case wire.MethodMemoryWrite:
 		return s.memoryWrite(req.Params) // dfirst.go
+	case wire.MethodFrontendDecide:
+		return s.decide(req.Params) // decide.go
 	default:
 		return s.spawn(ctx, req.Params) // spawn.go
 	}

@@ -151,6 +151,18 @@ func examples() []example {
 		{MethodSessionContinue, PartResult, "full", Empty{}},
 		{MethodSessionContinue, PartResult, "minimal", nil},
 
+		// frontend/decide
+		{MethodFrontendDecide, PartParams, "full", FrontendDecideParams{SessionID: "root-1", Connection: "second", Decisions: []PlanDecision{
+			{PlanItemID: "pi-1", Decision: DecisionDeny, Scope: ScopeOnce},
+			{PlanItemID: "pi-2", Decision: DecisionAllow, Scope: ScopeSession, CorrectedInput: raw(`{"path":"b.txt"}`)},
+		}}},
+		{MethodFrontendDecide, PartParams, "minimal", FrontendDecideParams{SessionID: "root-1", Connection: "second"}},
+		{MethodFrontendDecide, PartResult, "full", FrontendDecideResult{Results: []DecisionOutcome{
+			{PlanItemID: "pi-1", Accepted: true},
+			{PlanItemID: "pi-2", Category: FrontendErrInvalidClientEvent, Message: "pi-2 was already decided by connection primary"},
+		}}},
+		{MethodFrontendDecide, PartResult, "minimal", FrontendDecideResult{}},
+
 		// shutdown
 		{MethodShutdown, PartParams, "full", Empty{}},
 		{MethodShutdown, PartParams, "minimal", nil},

@@ -49,6 +49,7 @@ var requests = []string{
 	MethodContextAssemble, MethodHookDispatch, MethodModelStream, MethodToolInvoke,
 	MethodToolPreview, MethodFrontendPermission, MethodFrontendInteractive,
 	MethodMemoryWrite, MethodFrontendConfirm,
+	MethodFrontendDecide,
 }
 
 // Methods lists every method and notification of the protocol, sorted.

@@ -52,6 +52,8 @@ var partTypes = map[string]reflect.Type{
 	"memory/write result":         reflect.TypeFor[Empty](),
 	"frontend/confirm params":     reflect.TypeFor[ConfirmParams](),
 	"frontend/confirm result":     reflect.TypeFor[ConfirmResult](),
+	"frontend/decide params":      reflect.TypeFor[FrontendDecideParams](),
+	"frontend/decide result":      reflect.TypeFor[FrontendDecideResult](),
 }
 
 func allParts() [][2]string {
@@ -67,7 +69,7 @@ func allParts() [][2]string {
 
 func TestMethods(t *testing.T) {
 	want := []string{
-		"$/cancelRequest", "context/assemble", "cost/usage", "event", "frontend/confirm", "frontend/interactive",
+		"$/cancelRequest", "context/assemble", "cost/usage", "event", "frontend/confirm", "frontend/decide", "frontend/interactive",
 		"frontend/permission", "hook/dispatch", "initialize", "memory/write", "model/stream", "session/cancel",
 		"session/continue", "session/meta", "session/run", "session/spawn", "shutdown",
 		"tool/invoke", "tool/preview", "trace/span",
@@ -388,6 +390,8 @@ func TestValidateRejects(t *testing.T) {
 		{"content in an empty result", MethodSessionCancel, PartResult, Empty{}, "ok", true, "/", "additional properties 'ok' not allowed"},
 		{"bad cancel id", NotifyCancelRequest, PartParams, CancelRequestParams{ID: raw(`1`)}, "id", map[string]any{}, "/id", "got object, want integer or string"},
 		{"null params", MethodSessionRun, PartParams, nil, "", nil, "/", "got null, want object"},
+		{"decide as the primary connection", MethodFrontendDecide, PartParams, FrontendDecideParams{SessionID: "s", Connection: "second"}, "connection", ConnectionPrimary, "/connection", "'not' failed"},
+		{"rejection without a category", MethodFrontendDecide, PartResult, FrontendDecideResult{Results: []DecisionOutcome{{PlanItemID: "p", Accepted: true}}}, "results/0/accepted", false, "/results/0", "missing property 'category'"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
