@@ -234,31 +234,8 @@ func params(e calllog.Entry) wire.HookDispatchParams {
 	return p
 }
 
-// chains splits the hook requests into runs of consecutive dispatches in
-// one turn, a repeated subscriber starting the next run.
-func (r *run) chains() [][]calllog.Entry {
-	var out [][]calllog.Entry
-	var cur []calllog.Entry
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, cur)
-			cur = nil
-		}
-	}
-	for _, e := range r.requests() {
-		if e.Method != wire.MethodHookDispatch {
-			flush()
-			continue
-		}
-		id := params(e).Subscriber
-		if len(cur) > 0 && (cur[0].TurnID != e.TurnID || slices.ContainsFunc(cur, func(c calllog.Entry) bool { return params(c).Subscriber == id })) {
-			flush()
-		}
-		cur = append(cur, e)
-	}
-	flush()
-	return out
-}
+// chains splits the hook requests into chains, as the step library does.
+func (r *run) chains() [][]calllog.Entry { return steps.HookChains(r.requests()) }
 
 // sameOrder compares with the declaration order, any order being allowed
 // within a run of adjacent observers when the kernel may call them

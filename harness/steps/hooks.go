@@ -278,36 +278,10 @@ func (s *Scenario) hookRequests() []calllog.Entry {
 	return out
 }
 
-// hookChains splits the root session's hook/dispatch requests into chains:
-// runs of consecutive requests (nothing else in between) at one point in
-// one turn, a repeated subscriber starting the next chain (pre-tool-call
-// runs one chain per call). point "" keeps the chains of every point.
+// hookChains splits the root session's hook/dispatch requests into chains
+// (see HookChains); point "" keeps the chains of every point.
 func (s *Scenario) hookChains(point string) [][]calllog.Entry {
-	var all [][]calllog.Entry
-	var cur []calllog.Entry
-	flush := func() {
-		if len(cur) > 0 {
-			all = append(all, cur)
-			cur = nil
-		}
-	}
-	for _, e := range s.requests() {
-		if e.Method != wire.MethodHookDispatch {
-			flush()
-			continue
-		}
-		p := hookParams(e)
-		if len(cur) > 0 {
-			first := hookParams(cur[0])
-			if first.Point != p.Point || cur[0].TurnID != e.TurnID || slices.ContainsFunc(cur, func(c calllog.Entry) bool {
-				return hookParams(c).Subscriber == p.Subscriber
-			}) {
-				flush()
-			}
-		}
-		cur = append(cur, e)
-	}
-	flush()
+	all := HookChains(s.requests())
 	if point == "" {
 		return all
 	}
@@ -1195,4 +1169,37 @@ func hookPruneEmpty(v any) any {
 		return out
 	}
 	return v
+}
+
+// HookChains splits recorded requests into hook chains: runs of consecutive
+// hook/dispatch requests (nothing else in between) at one point in one
+// turn, a repeated subscriber starting the next chain (pre-tool-call runs
+// one chain per call). The property tests share it.
+func HookChains(requests []calllog.Entry) [][]calllog.Entry {
+	var all [][]calllog.Entry
+	var cur []calllog.Entry
+	flush := func() {
+		if len(cur) > 0 {
+			all = append(all, cur)
+			cur = nil
+		}
+	}
+	for _, e := range requests {
+		if e.Method != wire.MethodHookDispatch {
+			flush()
+			continue
+		}
+		p := hookParams(e)
+		if len(cur) > 0 {
+			first := hookParams(cur[0])
+			if first.Point != p.Point || cur[0].TurnID != e.TurnID || slices.ContainsFunc(cur, func(c calllog.Entry) bool {
+				return hookParams(c).Subscriber == p.Subscriber
+			}) {
+				flush()
+			}
+		}
+		cur = append(cur, e)
+	}
+	flush()
+	return all
 }
