@@ -1,0 +1,257 @@
+package steps
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// ---- failures ----
+
+func (s *Scenario) hookEvents(kind string) []wire.Event {
+	var out []wire.Event
+	for _, ev := range s.World.Events() {
+		if ev.SessionID == s.SessionID && (kind == "" || ev.Kind == kind) {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// HD-03/HD-04/HD-14: the failure is a hook_error the kernel attributes to
+// the subscriber (producer), naming point, mode and category.
+func (s *Scenario) hookErrorReported(id, point, mode, category string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	var seen []string
+	for _, ev := range s.hookEvents(wire.EventHookError) {
+		p := ev.Payload
+		if ev.Producer == id && p["point"] == point && p["mode"] == mode && p["category"] == category {
+			return nil
+		}
+		seen = append(seen, fmt.Sprintf("producer %q point %v mode %v category %v subscriber %v", ev.Producer, p["point"], p["mode"], p["category"], p["subscriber"]))
+	}
+	if len(seen) == 0 {
+		return fmt.Errorf("expected a hook_error event from %q (point %s, mode %s, category %s); the kernel reported no hook_error at all", id, point, mode, category)
+	}
+	return fmt.Errorf("expected a hook_error event with producer %q, point %s, mode %s and category %s; the kernel reported: %s", id, point, mode, category, strings.Join(seen, "; "))
+}
+
+// HD-02: some record names the observer: a hook_error, a log line,
+// any event whose producer or payload subscriber is the subscriber.
+func (s *Scenario) recordAttributable(id string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	for _, ev := range s.hookEvents("") {
+		if ev.Producer == id || ev.Payload["subscriber"] == id {
+			return nil
+		}
+	}
+	return fmt.Errorf("expected an event attributable to %q (producer or payload subscriber %q), the kernel reported none", id, id)
+}
+
+// HD-03: after an aborted transform the session ends with the
+// status the kernel declares (reading hooks.transform_abort_status),
+// failed when it declares none.
+func (s *Scenario) transformAbortStatus() error {
+	want := s.env.Info.Readings["hooks.transform_abort_status"]
+	if want == "" {
+		want = wire.StatusFailed
+	}
+	return s.sessionEndsWith(want)
+}
+
+// HD-03/HD-09: nothing of the turn follows the failed dispatch.
+func (s *Scenario) turnStoppedAfter(id string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	var at *calllog.Entry
+	for _, e := range s.hookRequests() {
+		if hookParams(e).Subscriber == id {
+			at = &e
+			break
+		}
+	}
+	if at == nil {
+		return fmt.Errorf("expected a dispatch to %q, the kernel sent none", id)
+	}
+	for _, e := range s.requests() {
+		if e.Seq <= at.Seq || e.TurnID != at.TurnID {
+			continue
+		}
+		if e.Method == wire.MethodHookDispatch && hookParams(e).Point == wire.PointSessionEnd {
+			continue
+		}
+		return fmt.Errorf("expected the turn to stop after %q failed (#%d), the kernel went on with %q (#%d)", id, at.Seq, e.Label, e.Seq)
+	}
+	return nil
+}
+
+func (s *Scenario) noInvokeOf(tool string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	for _, e := range s.World.Log.Entries() {
+		if e.Kind == calllog.Request && e.Method == wire.MethodToolInvoke && e.Label == "invoke "+tool {
+			return fmt.Errorf("expected %q never to be applied, the kernel invoked it (#%d)", tool, e.Seq)
+		}
+	}
+	return nil
+}
+
+func (s *Scenario) invokeOf(tool string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	for _, e := range s.requests() {
+		if e.Method == wire.MethodToolInvoke && e.Label == "invoke "+tool {
+			return nil
+		}
+	}
+	return fmt.Errorf("expected %q to be applied, the kernel never invoked it", tool)
+}
+
+func (s *Scenario) noHookError() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	if evs := s.hookEvents(wire.EventHookError); len(evs) > 0 {
+		return fmt.Errorf("expected no hook_error, the kernel reported %d (first: producer %q, %v)", len(evs), evs[0].Producer, evs[0].Payload)
+	}
+	return nil
+}
+
+// HD-04/HD-11: every call of the tool came back to the model as an error
+// result (the denial).
+func (s *Scenario) denialResults(nth, tool string) error {
+	r, err := s.modelRequest(nth)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	results := map[string]wire.ContentBlock{}
+	for _, m := range r.Messages {
+		for _, c := range m.Content {
+			switch {
+			case c.Type == wire.BlockToolUse && c.Name == tool:
+				ids = append(ids, c.ID)
+			case c.Type == wire.BlockToolResult:
+				results[c.ToolUseID] = c
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return fmt.Errorf("model request %s holds no call of %q to check", nth, tool)
+	}
+	for _, id := range ids {
+		res, ok := results[id]
+		switch {
+		case !ok:
+			return fmt.Errorf("model request %s holds no result for the %q call %s", nth, tool, id)
+		case !res.IsError:
+			return fmt.Errorf("expected the result of the %q call %s in model request %s to be a denial (an error result), it is a success: %q", tool, id, nth, res.Content)
+		}
+	}
+	return nil
+}
+
+// ---- timeouts ----
+
+func (s *Scenario) hookDispatchesTo(id string) []calllog.Entry {
+	var out []calllog.Entry
+	for _, e := range s.hookRequests() {
+		if hookParams(e).Subscriber == id {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// hookNext is the first request after e that is not part of e's own run of
+// concurrently dispatched observers.
+func (s *Scenario) hookNext(e calllog.Entry) (calllog.Entry, bool) {
+	for _, r := range s.requests() {
+		if r.Seq <= e.Seq {
+			continue
+		}
+		if r.Method == wire.MethodHookDispatch && hookParams(r).Mode == wire.ModeObserve && hookParams(e).Mode == wire.ModeObserve &&
+			hookParams(r).Point == hookParams(e).Point && r.TurnID == e.TurnID && (!e.Answered() || r.Start.Before(e.End)) {
+			continue
+		}
+		return r, true
+	}
+	return calllog.Entry{}, false
+}
+
+// HD-05: the request carries the effective timeout.
+func (s *Scenario) announcedTimeout(id string, ms int) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	ds := s.hookDispatchesTo(id)
+	if len(ds) == 0 {
+		return fmt.Errorf("expected dispatches to %q, the kernel sent none", id)
+	}
+	for _, e := range ds {
+		if got := hookParams(e).TimeoutMS; got != ms {
+			return fmt.Errorf("expected the dispatch to %q (#%d) to announce timeout_ms %d, it announced %d", id, e.Seq, ms, got)
+		}
+	}
+	return nil
+}
+
+// HD-05: the kernel waited at least the timeout, then went on without the
+// subscriber's answer (it cancelled the call, or its next request came
+// before the answer).
+func (s *Scenario) gaveUpOn(id string, ms int) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	ds := s.hookDispatchesTo(id)
+	if len(ds) == 0 {
+		return fmt.Errorf("expected dispatches to %q, the kernel sent none", id)
+	}
+	min := hookMinWait(time.Duration(ms) * time.Millisecond)
+	for _, e := range ds {
+		n, ok := s.hookNext(e)
+		if !ok {
+			return fmt.Errorf("the kernel sent nothing after giving %q (#%d) the dispatch", id, e.Seq)
+		}
+		if waited := n.Start.Sub(e.Start); waited < min {
+			return fmt.Errorf("expected the kernel to wait %d ms for %q (#%d) before giving up (at least %v from the request's arrival), it went on with %q after %v",
+				ms, id, e.Seq, min, n.Label, waited.Round(time.Millisecond))
+		}
+		if !hookCancelled(e) && e.Answered() && e.EndSeq < n.Seq {
+			return fmt.Errorf("expected the kernel to give up on %q (#%d) at its timeout; it waited for the answer (%v later) and only then sent %q (#%d)",
+				id, e.Seq, e.End.Sub(e.Start).Round(time.Millisecond), n.Label, n.Seq)
+		}
+	}
+	return nil
+}
+
+// HD-05: a subscriber with a long enough timeout is answered and waited for.
+func (s *Scenario) waitedFor(id string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	ds := s.hookDispatchesTo(id)
+	if len(ds) == 0 {
+		return fmt.Errorf("expected dispatches to %q, the kernel sent none", id)
+	}
+	for _, e := range ds {
+		if !e.Answered() || e.Err != "" {
+			return fmt.Errorf("expected the kernel to wait for %q's answer (#%d); the call ended with %q after %v",
+				id, e.Seq, e.Err, e.End.Sub(e.Start).Round(time.Millisecond))
+		}
+		if n, ok := s.hookNext(e); ok && n.Seq < e.EndSeq {
+			return fmt.Errorf("expected the kernel to wait for %q's answer (#%d), it sent %q (#%d) first", id, e.Seq, n.Label, n.Seq)
+		}
+	}
+	return nil
+}

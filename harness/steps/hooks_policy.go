@@ -1,0 +1,198 @@
+package steps
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// ---- policy, config, context ----
+
+// HD-12: policy decided the item inside the kernel and said which rule.
+func (s *Scenario) planItemDecidedBy(tool, by string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	var seen []string
+	for _, ev := range s.hookEvents(wire.EventPlanItem) {
+		if ev.Payload["tool"] != tool {
+			continue
+		}
+		d, _ := ev.Payload["decided_by"].(string)
+		if strings.Contains(d, by) {
+			return nil
+		}
+		seen = append(seen, strconv.Quote(d))
+	}
+	if len(seen) == 0 {
+		return fmt.Errorf("expected a plan_item event for tool %q, the kernel reported none", tool)
+	}
+	return fmt.Errorf("expected the plan_item event for tool %q to say it was decided by %q, decided_by was %s", tool, by, strings.Join(seen, ", "))
+}
+
+func (s *Scenario) permissionAsked(tool string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	for _, e := range s.requests() {
+		if p, ok := e.Value.(wire.PermissionParams); ok {
+			for _, it := range p.Items {
+				if it.Tool == tool {
+					return nil
+				}
+			}
+		}
+	}
+	return fmt.Errorf("expected a frontend/permission request for %q, the kernel sent none", tool)
+}
+
+func (s *Scenario) noHookDispatch() error {
+	if !s.ran {
+		return fmt.Errorf("step needs the session to have run (add \"When the session runs\")")
+	}
+	if hs := s.hookRequests(); len(hs) > 0 {
+		return fmt.Errorf("expected no hook/dispatch at all, the kernel sent %d (first: %q, #%d)", len(hs), hs[0].Label, hs[0].Seq)
+	}
+	return nil
+}
+
+// HD-16: the config is refused before the session starts, naming the block.
+func (s *Scenario) configRefusedNaming(name string) error {
+	if !s.ran {
+		return fmt.Errorf("step needs the session to have run (add \"When the session runs\")")
+	}
+	if s.Rejected == nil {
+		return fmt.Errorf("expected the kernel to refuse the session config (error %d naming %q), it accepted it and the session ended %q",
+			wire.CodeConfigRejected, name, s.Result.Status)
+	}
+	if !strings.Contains(s.Rejected.Message, name) {
+		return fmt.Errorf("expected the refusal to name %q, it says %q", name, s.Rejected.Message)
+	}
+	return nil
+}
+
+// HD-17: no generic dispatch concerns the point, by name or by variant.
+func (s *Scenario) noDispatchConcerning(point string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	for _, e := range s.hookRequests() {
+		if p := hookParams(e); p.Point == point || p.Payload.Variant == point {
+			return fmt.Errorf("expected no hook/dispatch for %q, the kernel sent %q (#%d)", point, e.Label, e.Seq)
+		}
+	}
+	return nil
+}
+
+func (s *Scenario) variantsMatchPoints() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	hs := s.hookRequests()
+	if len(hs) == 0 {
+		return fmt.Errorf("the scenario recorded no hook/dispatch to check")
+	}
+	for _, e := range hs {
+		if p := hookParams(e); p.Payload.Variant != p.Point {
+			return fmt.Errorf("the dispatch at %q (#%d) carried the payload variant %q", p.Point, e.Seq, p.Payload.Variant)
+		}
+	}
+	return nil
+}
+
+// HD-17: one context/assemble per turn, before the turn's pre-model-call
+// chain and model request (turns told apart by call_context.turn_id).
+func (s *Scenario) assembleOncePerTurn() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	reqs := s.requests()
+	checked := 0
+	for _, m := range reqs {
+		if m.Method != wire.MethodModelStream {
+			continue
+		}
+		checked++
+		var assembles []calllog.Entry
+		for _, e := range reqs {
+			if e.Method == wire.MethodContextAssemble && e.TurnID == m.TurnID {
+				assembles = append(assembles, e)
+			}
+		}
+		if len(assembles) != 1 {
+			return fmt.Errorf("expected one context/assemble in turn %q, the kernel sent %d", m.TurnID, len(assembles))
+		}
+		a := assembles[0]
+		if a.Seq > m.Seq {
+			return fmt.Errorf("expected context/assemble (#%d) before the model request (#%d) of turn %q", a.Seq, m.Seq, m.TurnID)
+		}
+		for _, e := range reqs {
+			if e.Method == wire.MethodHookDispatch && e.TurnID == m.TurnID && hookParams(e).Point == wire.PointPreModelCall && e.Seq < a.Seq {
+				return fmt.Errorf("expected context/assemble (#%d) before the pre-model-call dispatch %q (#%d) of turn %q", a.Seq, e.Label, e.Seq, m.TurnID)
+			}
+		}
+	}
+	if checked == 0 {
+		return fmt.Errorf("the scenario recorded no model request to check")
+	}
+	return nil
+}
+
+func (s *Scenario) contributionsForwarded() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	reqs := s.requests()
+	n := 0
+	for _, m := range reqs {
+		p, ok := m.Value.(wire.ModelStreamParams)
+		if !ok {
+			continue
+		}
+		n++
+		var res *wire.ContextAssembleResult
+		for _, e := range reqs {
+			if e.Method == wire.MethodContextAssemble && e.TurnID == m.TurnID && e.Seq < m.Seq && len(e.Result) > 0 {
+				var r wire.ContextAssembleResult
+				if hookUnmarshal(e.Result, &r) == nil {
+					res = &r
+				}
+			}
+		}
+		if res == nil {
+			return fmt.Errorf("no answered context/assemble precedes model request %d (#%d) in its turn", n, m.Seq)
+		}
+		if diff := hookJSONDiff(res.Contributions, p.AssembledContext); diff != "" {
+			return fmt.Errorf("expected model request %d to carry the contributions of its turn as assembled_context (-contributed +sent):\n%s", n, diff)
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("the scenario recorded no model request to check")
+	}
+	return nil
+}
+
+// HD-17: the transformed messages reach the model exactly.
+func (s *Scenario) requestMessagesFrom(nth, id string) error {
+	r, err := s.modelRequest(nth)
+	if err != nil {
+		return err
+	}
+	for _, e := range s.hookDispatchesTo(id) {
+		if e.TurnID != r.CallContext.TurnID || hookParams(e).Point != wire.PointPreModelCall {
+			continue
+		}
+		out, ok := hookResultPayload(e)
+		if !ok {
+			return fmt.Errorf("%q (#%d) did not answer with a payload", id, e.Seq)
+		}
+		if diff := hookJSONDiff(out.Messages, r.Messages); diff != "" {
+			return fmt.Errorf("expected model request %s to carry exactly the messages %q returned (-returned +sent):\n%s", nth, id, diff)
+		}
+		return nil
+	}
+	return fmt.Errorf("no pre-model-call dispatch to %q in the turn of model request %s", id, nth)
+}

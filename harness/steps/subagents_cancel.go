@@ -1,0 +1,187 @@
+package steps
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentconform/conform/fakes"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// ---- checks: cancellation (SA-08, SA-14) ----
+
+// saSettled waits, boundedly, until every session of the tree has its end
+// row: a kernel may answer the root before its descendants' rows arrive.
+func (s *Scenario) saSettled() saTree {
+	deadline := time.Now().Add(saSettle)
+	for {
+		t := s.saTree()
+		open := false
+		for _, id := range t.members() {
+			if t.ends[id] == 0 {
+				open = true
+			}
+		}
+		if !open || time.Now().After(deadline) {
+			return t
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (s *Scenario) saTreeSize(n int) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	if got := s.saTree().members(); len(got) != n {
+		return fmt.Errorf("expected %d sessions in the tree (root included), the kernel reported %v", n, got)
+	}
+	return nil
+}
+
+func (s *Scenario) saAllEnded(status string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	t := s.saSettled()
+	for _, id := range t.members() {
+		e, ok := t.end[id]
+		switch {
+		case !ok:
+			return fmt.Errorf("session %s has no end session_meta row %v after the root ended: it is still running", id, saSettle)
+		case e.Status != status:
+			return fmt.Errorf("session %s ended with status %q in its session_meta row, expected %q", id, e.Status, status)
+		case e.EndedAt == "":
+			return fmt.Errorf("the end session_meta row of %s has no ended_at", id)
+		}
+	}
+	return nil
+}
+
+func (s *Scenario) saAllSessionEnd(status string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	t := s.saSettled()
+	for _, id := range t.members() {
+		subs := map[string]int{}
+		for _, e := range s.saRequests(id, wire.MethodHookDispatch) {
+			p := e.Value.(wire.HookDispatchParams)
+			if p.Point != wire.PointSessionEnd {
+				continue
+			}
+			subs[p.Subscriber]++
+			if p.Payload.Status != status {
+				return fmt.Errorf("the session-end dispatch of %s (#%d) carries status %q, expected %q", id, e.Seq, p.Payload.Status, status)
+			}
+		}
+		if len(subs) == 0 {
+			return fmt.Errorf("session %s never dispatched session-end", id)
+		}
+		for sub, n := range subs {
+			if n != 1 {
+				return fmt.Errorf("session %s dispatched session-end to %q %d times", id, sub, n)
+			}
+		}
+	}
+	return nil
+}
+
+// SA-08: nothing is left running: no session sent a request after its own
+// end row, and none is sent during a short quiet window afterwards.
+func (s *Scenario) saNothingAfterEnd() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	t := s.saSettled()
+	quiet := time.Now().Add(200 * time.Millisecond)
+	for time.Now().Before(quiet) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, id := range t.members() {
+		end := t.endSeq[id]
+		if end == 0 {
+			return fmt.Errorf("session %s never ended", id)
+		}
+		for _, e := range s.saRequests(id, "") {
+			if e.Seq > end {
+				return fmt.Errorf("session %s sent %q (#%d) after its end row (#%d): it was still running", id, e.Label, e.Seq, end)
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Scenario) saSpawnsAnswered(status string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(saSettle)
+	for {
+		sps := s.World.Agents.Spawns()
+		waiting := slices.ContainsFunc(sps, func(sp fakes.Spawn) bool { return !sp.Answered })
+		if !waiting || time.Now().After(deadline) {
+			if len(sps) == 0 {
+				return fmt.Errorf("no spawn was made")
+			}
+			for _, sp := range sps {
+				switch {
+				case !sp.Answered:
+					return fmt.Errorf("the spawn of profile %q from %s was never answered", sp.Params.Profile, sp.Session)
+				case sp.Err != nil:
+					return fmt.Errorf("the spawn of profile %q from %s was answered with an error: %v", sp.Params.Profile, sp.Session, sp.Err)
+				case sp.Result.Status != status:
+					return fmt.Errorf("the spawn of %s was answered with status %q, expected %q", sp.Result.SessionID, sp.Result.Status, status)
+				}
+			}
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// SA-14: the partial message of a cancelled child is on record: in its end
+// row, or in a message event of that session.
+func (s *Scenario) saPartialMessage(profile, text string) error {
+	id, _, err := s.saOne(profile, "child")
+	if err != nil {
+		return err
+	}
+	t := s.saSettled()
+	if strings.Contains(fakes.MessageText(t.end[id].FinalMessage), text) {
+		return nil
+	}
+	for _, ev := range s.World.Events() {
+		if ev.SessionID == id && ev.Kind == wire.EventMessage && strings.Contains(saJSON(ev.Payload), text) {
+			return nil
+		}
+	}
+	return fmt.Errorf("the partial message %q of cancelled child %s is neither in its end session_meta row (final_message %q) nor in a message event",
+		text, id, fakes.MessageText(t.end[id].FinalMessage))
+}
+
+// a spawn naming a parent other than the caller's session is refused.
+func (s *Scenario) saClaimsRefused() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	n := 0
+	for _, sp := range s.World.Agents.Spawns() {
+		if !sp.Claimed {
+			continue
+		}
+		n++
+		if !sp.Answered {
+			return fmt.Errorf("the spawn from %s that named %q as its parent was never answered", sp.Session, sp.Params.ParentSessionID)
+		}
+		if sp.Err == nil {
+			return fmt.Errorf("the spawn from %s that named %q as its parent was accepted (child %s)", sp.Session, sp.Params.ParentSessionID, sp.Result.SessionID)
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("no spawn claimed another parent: the tool calls of the scenario never reached the harness")
+	}
+	return nil
+}
