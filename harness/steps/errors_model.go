@@ -1,0 +1,220 @@
+package steps
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// ---- checks ----
+
+func (s *Scenario) configRefused() error {
+	if !s.ran {
+		return fmt.Errorf("step needs the session to have run (add \"When the session runs\")")
+	}
+	if s.Rejected == nil {
+		return fmt.Errorf("expected the kernel to refuse the session config (error %d), it accepted it and the session ended %q",
+			wire.CodeConfigRejected, s.Result.Status)
+	}
+	return nil
+}
+
+// ER-01: the retries are the failed request again, attempt by attempt.
+func (s *Scenario) sameRequestRetried(a, b int) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	rs := s.modelRequests()
+	if b > len(rs) || a < 1 || a > b {
+		return fmt.Errorf("expected model requests %d to %d, the kernel sent %d", a, b, len(rs))
+	}
+	first := seen(rs[a-1])
+	for n := a + 1; n <= b; n++ {
+		if got := seen(rs[n-1]); got != first {
+			return fmt.Errorf("expected model request %d to repeat request %d unchanged (a retry), it differs:\nrequest %d: %s\nrequest %d: %s", n, a, a, first, n, got)
+		}
+		if rs[n-1].Attempt <= rs[n-2].Attempt {
+			return fmt.Errorf("expected the attempt number to count up across retries, request %d has attempt %d after %d", n, rs[n-1].Attempt, rs[n-2].Attempt)
+		}
+	}
+	return nil
+}
+
+// ER-01, ER-05: the wait before request k (the (k-a+1)-th retry) is at least
+// the declared jitter floor of its nominal delay base·factor^(j−1), and not
+// absurdly long. The floor is the reading retry.jitter_min_ratio (0 when
+// undeclared): any jitter is acceptable, so only a kernel's own
+// declaration makes a floor checkable. Since the nominal delays grow
+// geometrically, the floors do too: a kernel that waits the base delay
+// every time, or not at all, falls below them.
+func (s *Scenario) backoffWaits(a, b, baseMS int, factor string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	f, err := strconv.ParseFloat(factor, 64)
+	if err != nil {
+		return err
+	}
+	if a < 2 || b < a {
+		return fmt.Errorf("the waits are measured before retries: requests %d to %d make no sense", a, b)
+	}
+	es := s.modelEntries()
+	if b > len(es) {
+		return fmt.Errorf("expected at least %d model requests, the kernel sent %d", b, len(es))
+	}
+	ratio := s.readingFloat("retry.jitter_min_ratio", 0)
+	var lines []string
+	var bad []string
+	for k := a; k <= b; k++ {
+		prev, cur := es[k-2], es[k-1]
+		if !prev.Answered() {
+			return fmt.Errorf("model request %d was never answered, yet request %d followed", k-1, k)
+		}
+		wait := cur.Start.Sub(prev.End)
+		nominal := time.Duration(float64(baseMS) * math.Pow(f, float64(k-a)) * float64(time.Millisecond))
+		lo := time.Duration(ratio * float64(nominal))
+		hi := waitSlackFactor*nominal + waitSlack
+		lines = append(lines, fmt.Sprintf("before request %d: waited %v, nominal %v, allowed %v..%v", k, wait.Round(time.Millisecond/10), nominal, lo, hi))
+		if wait < lo || wait > hi {
+			bad = append(bad, fmt.Sprintf("request %d", k))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("expected each retry to wait at least %.2f× its nominal backoff delay (the kernel's declared retry.jitter_min_ratio; 0 if undeclared) and at most %d× nominal + %v; %s did not:\n%s",
+			ratio, waitSlackFactor, waitSlack, strings.Join(bad, ", "), strings.Join(lines, "\n"))
+	}
+	return nil
+}
+
+// ER-01: a retry-after is a floor of its own, with no jitter excuse.
+func (s *Scenario) retryAfterWait(n, ms, prevN int) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	prev, err := s.modelEntry(prevN)
+	if err != nil {
+		return err
+	}
+	cur, err := s.modelEntry(n)
+	if err != nil {
+		return err
+	}
+	if !prev.Answered() {
+		return fmt.Errorf("model request %d was never answered", prevN)
+	}
+	wait := cur.Start.Sub(prev.End)
+	floor := time.Duration(ms) * time.Millisecond
+	if wait < floor {
+		return fmt.Errorf("expected model request %d at least %v after the error answer to request %d (its retry-after), it came after %v", n, floor, prevN, wait)
+	}
+	if limit := floor + waitSlackFactor*floor + waitSlack; wait > limit {
+		return fmt.Errorf("expected model request %d within %v of the answer to request %d, it came after %v", n, limit, prevN, wait)
+	}
+	return nil
+}
+
+// ER-03: the failed request is never sent again unchanged.
+func (s *Scenario) noRepeatOf(n int) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	rs := s.modelRequests()
+	if n < 1 || n > len(rs) {
+		return fmt.Errorf("expected at least %d model requests, the kernel sent %d", n, len(rs))
+	}
+	failed := seen(rs[n-1])
+	for i := n; i < len(rs); i++ {
+		if seen(rs[i]) == failed {
+			return fmt.Errorf("model request %d repeats the failed request %d unchanged (attempt %d); this error category must never be retried as it is", i+1, n, rs[i].Attempt)
+		}
+	}
+	return nil
+}
+
+// ER-06: never a loop of the same failing request.
+func (s *Scenario) noRepeats() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	rs := s.modelRequests()
+	first := map[string]int{}
+	for i, r := range rs {
+		k := seen(r)
+		if j, ok := first[k]; ok {
+			return fmt.Errorf("model request %d repeats request %d unchanged", i+1, j+1)
+		}
+		first[k] = i
+	}
+	return nil
+}
+
+// ER-06: a context pass with reduce: true between two model requests.
+func (s *Scenario) reducePassBetween(a, b int) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	ea, err := s.modelEntry(a)
+	if err != nil {
+		return err
+	}
+	eb, err := s.modelEntry(b)
+	if err != nil {
+		return err
+	}
+	var passes []string
+	for _, e := range s.requests() {
+		if e.Seq <= ea.Seq || e.Seq >= eb.Seq {
+			continue
+		}
+		if p, ok := e.Value.(wire.ContextAssembleParams); ok {
+			if p.Reduce {
+				return nil
+			}
+			passes = append(passes, fmt.Sprintf("#%d without reduce", e.Seq))
+		}
+	}
+	got := "no context/assemble at all"
+	if len(passes) > 0 {
+		got = strings.Join(passes, ", ")
+	}
+	return fmt.Errorf("expected a context/assemble with reduce: true between model requests %d (#%d) and %d (#%d) after context_length_exceeded; saw %s", a, ea.Seq, b, eb.Seq, got)
+}
+
+func (s *Scenario) requestsDiffer(a, b int) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	rs := s.modelRequests()
+	if a > len(rs) || b > len(rs) {
+		return fmt.Errorf("expected at least %d model requests, the kernel sent %d", max(a, b), len(rs))
+	}
+	if seen(rs[a-1]) == seen(rs[b-1]) {
+		return fmt.Errorf("expected model request %d to differ from request %d, it is the same request again", a, b)
+	}
+	return nil
+}
+
+func (s *Scenario) modelAskedFewer(n int) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	if got := len(s.modelRequests()); got >= n {
+		return fmt.Errorf("expected fewer than %d model requests, the kernel sent %d", n, got)
+	}
+	return nil
+}
+
+func (s *Scenario) lastRequestNoTools() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	rs := s.modelRequests()
+	if len(rs) == 0 {
+		return fmt.Errorf("the kernel sent no model request")
+	}
+	return s.requestOfferedNoTools(strconv.Itoa(len(rs)))
+}
