@@ -44,11 +44,25 @@ var errNoDecider = errors.New("this harness has no kernel to send frontend/decid
 // cancels the permission request the fake is holding does not cancel the
 // decision.
 func (w *World) SendDecide(cc wire.CallContext, connection string, ds []wire.PlanDecision) <-chan struct{} {
-	p := wire.FrontendDecideParams{SessionID: cc.SessionID, Connection: connection, Decisions: ds}
+	return w.sendDecide(cc, wire.FrontendDecideParams{SessionID: cc.SessionID, Connection: connection, Decisions: ds})
+}
+
+// SendInteractiveAnswer sends a frontend/decide that answers one
+// interactive call of the session of cc, like SendDecide.
+func (w *World) SendInteractiveAnswer(cc wire.CallContext, connection, callID, response string) <-chan struct{} {
+	return w.sendDecide(cc, wire.FrontendDecideParams{SessionID: cc.SessionID, Connection: connection, Decisions: []wire.PlanDecision{},
+		InteractiveResponses: []wire.InteractiveResponse{{CallID: callID, Response: response}}})
+}
+
+func (w *World) sendDecide(cc wire.CallContext, p wire.FrontendDecideParams) <-chan struct{} {
+	connection := p.Connection
 	raw, _ := json.Marshal(p)
 	var ids []string
-	for _, d := range ds {
+	for _, d := range p.Decisions {
 		ids = append(ids, d.Decision+" "+d.PlanItemID)
+	}
+	for _, r := range p.InteractiveResponses {
+		ids = append(ids, "answer "+r.CallID)
 	}
 	e := w.Log.Begin(KindHarness, wire.MethodFrontendDecide, cc.SessionID, cc.TurnID,
 		"harness "+connection+" decides "+strings.Join(ids, ","), raw, p)
@@ -103,6 +117,25 @@ func (w *World) DecideFirst(tool, connection, decision string, primary Permissio
 		}
 	}
 	w.Frontend.AddPermission(tool, primary)
+}
+
+// AnswerInteractiveFirst scripts a second frontend connection that answers
+// each call of an interactive tool while the primary's frontend/interactive
+// about it is pending: the primary's own answer (primary) waits until the
+// kernel has answered the second connection (or withdrawn the request).
+func (w *World) AnswerInteractiveFirst(tool, connection, response string, primary Interactive) {
+	primary.Before = func(ctx context.Context, done <-chan struct{}, p wire.InteractiveParams) error {
+		answered := w.SendInteractiveAnswer(p.CallContext, connection, p.CallID, response)
+		select {
+		case <-answered:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-done:
+			return errHeld
+		}
+	}
+	w.Frontend.SetInteractive(tool, primary)
 }
 
 // DecideWhileRunning scripts a second frontend connection that decides the

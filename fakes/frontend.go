@@ -37,6 +37,10 @@ type Interactive struct {
 	// Fail, when set, answers the request with a JSON-RPC error carrying
 	// this message instead (ER-11).
 	Fail string
+	// Before, when set, runs first while the request is pending: the
+	// scenario acts meanwhile, e.g. a second frontend connection answers
+	// the call (decide.go). An error answers the request with that error.
+	Before func(ctx context.Context, done <-chan struct{}, p wire.InteractiveParams) error
 }
 
 // Frontend is the fake user interface: it answers permission requests and
@@ -134,6 +138,11 @@ func (f *Frontend) interactive(ctx context.Context, done <-chan struct{}, p wire
 	f.mu.Lock()
 	in, ok := f.answers[p.ToolName]
 	f.mu.Unlock()
+	if in.Before != nil {
+		if err := in.Before(ctx, done, p); err != nil {
+			return wire.InteractiveResult{}, err
+		}
+	}
 	if err := holdFor(ctx, done, in.Hold); err != nil {
 		return wire.InteractiveResult{}, err
 	}

@@ -349,6 +349,23 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     And model request 2 holds an ordinary result for the call to "save"
     And the frontend's late answer about "save" was withdrawn by the kernel or rejected with a frontend_error event naming connection "primary"
 
+  @PA-16 @must
+  Scenario: a second connection's answer to a waiting interactive call wins over the primary's later answer
+    The primary connection holds its answer to the interactive request until
+    the kernel has answered the second connection, which answered the same
+    call with frontend/decide. That answer came first, so it is the call's
+    result; the primary's answer is late. The kernel may withdraw the
+    interactive request or reject the late answer with a frontend_error
+    event, but the late answer must not become the result.
+    Given an interactive tool "confirm" from provider "ui"
+    And a second frontend connection answers the interactive tool "confirm" with "yes, from the second screen" before the frontend answers "no, from the primary"
+    And the model answers request 1 with calls confirm(question "Proceed?")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the second frontend connection's answer to "confirm" was accepted
+    And model request 2 holds "yes, from the second screen" as the result of the call to "confirm"
+    And the frontend's late interactive answer to "confirm" was withdrawn by the kernel or rejected with a frontend_error event naming connection "primary"
+
   @PA-17 @must
   Scenario: a valid corrected input replaces the call's arguments
     Given a resource tool "save" from provider "store"

@@ -51,6 +51,7 @@ func Readings() map[string]string {
 		"circuit_breaker.default":              "off",
 		"plan.max_asks":                        strconv.Itoa(plangate.MaxAsks),
 		"plan.late_permission_answer":          "awaited_then_rejected", // see plangate/decide.go (PA-16)
+		"plan.late_interactive_answer":         "awaited_then_rejected", // see plangate/interactive.go (PA-16)
 		"concurrency.interactive":              "one_shared_exclusive_key",
 		"hooks.transform_abort_status":         wire.StatusFailed,
 		"depth.meaning":                        "tree", // see package subagent for its readings

@@ -119,14 +119,16 @@ func (t *Turn) interactiveJob(c *Call) schedule.Job {
 			p := wire.InteractiveParams{
 				CallContext: t.CallContext, CallID: c.Use.ID, ToolName: c.Use.Name, Prompt: prompt(c), Input: c.Input,
 			}
+			s.gate.AwaitInteractive(t.CallContext, c.Use.ID, c.Use.Name) // another connection may answer it (PA-16)
 			res, err := s.host.Interactive(ctx, p)
 			for n := 1; err != nil && ctx.Err() == nil && t.retryInteractive(c, n); n++ { // ER-11: never, see errors.go
 				res, err = s.host.Interactive(ctx, p)
 			}
+			response, answered := s.gate.InteractiveAnswered(c.Use.ID, res.Response, err == nil)
 			c.Executed = true
 			switch {
-			case err == nil:
-				c.Result = &wire.ToolResult{Content: res.Response}
+			case err == nil || (answered && ctx.Err() == nil):
+				c.Result = &wire.ToolResult{Content: response}
 			case ctx.Err() != nil:
 				c.Result = &wire.ToolResult{Content: "the interactive call was cancelled", IsError: true, ErrorCategory: wire.ToolErrCancelled}
 			default:

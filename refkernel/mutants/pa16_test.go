@@ -44,7 +44,24 @@ func init() {
 				})
 				return p
 			}},
+		Mutant{Name: "plan/late-interactive-answer-replaces", Targets: []string{"PA-16"},
+			Breaks: "a later answer to an interactive call replaces the first one as the call's result, and is reported accepted",
+			Apply: func(p loop.Parts) loop.Parts {
+				p.Arbiter = interactiveReplace{}
+				return p
+			}},
 	)
+}
+
+// interactiveReplace lets a late interactive answer replace the first one;
+// late plan decisions are rejected as in the reference.
+type interactiveReplace struct{}
+
+func (interactiveReplace) Late(l plangate.Late) plangate.LateAction {
+	if l.Interactive {
+		return plangate.LateReplace
+	}
+	return plangate.LateReject
 }
 
 // lateArbiter settles every late decision the same way.

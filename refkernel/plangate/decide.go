@@ -32,6 +32,11 @@ type Late struct {
 	// Open: the gate still holds the item's ruling (the plan-ready step has
 	// not handed it to the apply step yet), so it could still change.
 	Open bool
+	// Interactive: the late one is an answer to an interactive call
+	// (interactive.go); Item then carries only the call id, tool and kind,
+	// and Response the late answer.
+	Interactive bool
+	Response    string
 }
 
 // LateAction is what the gate does with a late decision.

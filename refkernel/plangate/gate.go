@@ -59,6 +59,7 @@ type Gate struct {
 
 	dmu   sync.Mutex          // guards items: every frontend decision (decide.go)
 	items map[string]*tracked // plan item id → its decision state
+	calls map[string]*waiting // interactive call id → its answer state (interactive.go)
 }
 
 // NewGate makes a session's gate.

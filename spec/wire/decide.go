@@ -29,12 +29,35 @@ type FrontendDecideParams struct {
 	// Connection names the sending connection; it is never "primary".
 	Connection string         `json:"connection"`
 	Decisions  []PlanDecision `json:"decisions"`
+	// InteractiveResponses answer interactive calls the kernel is waiting
+	// on (its frontend/interactive still unanswered), one per call.
+	InteractiveResponses []InteractiveResponse `json:"interactive_responses,omitempty"`
+}
+
+// InteractiveResponse is one connection's answer to a pending interactive
+// call; the first answer becomes the call's result.
+type InteractiveResponse struct {
+	CallID   string `json:"call_id"`
+	Response string `json:"response"`
 }
 
 // FrontendDecideResult answers every decision of a frontend/decide, in the
 // order sent.
 type FrontendDecideResult struct {
 	Results []DecisionOutcome `json:"results"`
+	// InteractiveResults answer every interactive response, in the order
+	// sent; absent when none was sent.
+	InteractiveResults []InteractiveOutcome `json:"interactive_results,omitempty"`
+}
+
+// InteractiveOutcome is what became of one submitted interactive response:
+// accepted (it answered its call), or rejected with INVALID_CLIENT_EVENT
+// for a call already answered or not waiting for an answer.
+type InteractiveOutcome struct {
+	CallID   string `json:"call_id"`
+	Accepted bool   `json:"accepted"`
+	Category string `json:"category,omitempty"`
+	Message  string `json:"message,omitempty"`
 }
 
 // DecisionOutcome is what became of one submitted decision: accepted (it

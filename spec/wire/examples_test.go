@@ -155,11 +155,16 @@ func examples() []example {
 		{MethodFrontendDecide, PartParams, "full", FrontendDecideParams{SessionID: "root-1", Connection: "second", Decisions: []PlanDecision{
 			{PlanItemID: "pi-1", Decision: DecisionDeny, Scope: ScopeOnce},
 			{PlanItemID: "pi-2", Decision: DecisionAllow, Scope: ScopeSession, CorrectedInput: raw(`{"path":"b.txt"}`)},
-		}}},
+		}, InteractiveResponses: []InteractiveResponse{{CallID: "call-4", Response: "yes"}}}},
+		{MethodFrontendDecide, PartParams, "interactive only", FrontendDecideParams{SessionID: "root-1", Connection: "second",
+			InteractiveResponses: []InteractiveResponse{{CallID: "call-4", Response: ""}}}},
 		{MethodFrontendDecide, PartParams, "minimal", FrontendDecideParams{SessionID: "root-1", Connection: "second"}},
 		{MethodFrontendDecide, PartResult, "full", FrontendDecideResult{Results: []DecisionOutcome{
 			{PlanItemID: "pi-1", Accepted: true},
 			{PlanItemID: "pi-2", Category: FrontendErrInvalidClientEvent, Message: "pi-2 was already decided by connection primary"},
+		}, InteractiveResults: []InteractiveOutcome{
+			{CallID: "call-4", Accepted: true},
+			{CallID: "call-5", Category: FrontendErrInvalidClientEvent, Message: "call-5 was already answered by connection primary"},
 		}}},
 		{MethodFrontendDecide, PartResult, "minimal", FrontendDecideResult{}},
 

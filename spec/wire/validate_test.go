@@ -392,6 +392,8 @@ func TestValidateRejects(t *testing.T) {
 		{"null params", MethodSessionRun, PartParams, nil, "", nil, "/", "got null, want object"},
 		{"decide as the primary connection", MethodFrontendDecide, PartParams, FrontendDecideParams{SessionID: "s", Connection: "second"}, "connection", ConnectionPrimary, "/connection", "'not' failed"},
 		{"rejection without a category", MethodFrontendDecide, PartResult, FrontendDecideResult{Results: []DecisionOutcome{{PlanItemID: "p", Accepted: true}}}, "results/0/accepted", false, "/results/0", "missing property 'category'"},
+		{"interactive rejection without a category", MethodFrontendDecide, PartResult, FrontendDecideResult{InteractiveResults: []InteractiveOutcome{{CallID: "c", Accepted: true}}}, "interactive_results/0/accepted", false, "/interactive_results/0", "missing property 'category'"},
+		{"interactive response without a call id", MethodFrontendDecide, PartParams, FrontendDecideParams{SessionID: "s", Connection: "second", InteractiveResponses: []InteractiveResponse{{CallID: "c"}}}, "interactive_responses/0/call_id", struct{}{}, "/interactive_responses/0", "missing property 'call_id'"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
