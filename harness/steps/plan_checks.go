@@ -1,0 +1,408 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// PA-03: the denied call never ran and its result tells the model why.
+func (p *planArea) denialResult(nth, tool string) error {
+	if err := p.s.mustHaveRun(); err != nil {
+		return err
+	}
+	rs, err := p.resultsFor(nth, tool)
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		if e, ran := p.s.invokedCall(r.ToolUseID); ran {
+			return fmt.Errorf("expected the call %s to %q to be denied, but the kernel invoked it (#%d)", r.ToolUseID, tool, e.Seq)
+		}
+		if strings.TrimSpace(r.Content) == "" {
+			return fmt.Errorf("the denial result of the call %s to %q in model request %s gives no reason (empty content)", r.ToolUseID, tool, nth)
+		}
+	}
+	return nil
+}
+
+func (p *planArea) ordinaryResult(nth, tool string) error {
+	if err := p.s.mustHaveRun(); err != nil {
+		return err
+	}
+	rs, err := p.resultsFor(nth, tool)
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		if r.IsError {
+			return fmt.Errorf("expected an ordinary result for the call %s to %q in model request %s, it is an error: %q", r.ToolUseID, tool, nth, r.Content)
+		}
+	}
+	return nil
+}
+
+func (p *planArea) resultText(nth, text, tool string) error {
+	if err := p.s.mustHaveRun(); err != nil {
+		return err
+	}
+	rs, err := p.resultsFor(nth, tool)
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		if r.IsError || !strings.Contains(r.Content, text) {
+			return fmt.Errorf("expected the result of the call %s to %q in model request %s to be %q, it is %q (is_error %v)", r.ToolUseID, tool, nth, text, r.Content, r.IsError)
+		}
+	}
+	return nil
+}
+
+// PA-04: plan mode leaves resource specs out of the request.
+func (p *planArea) noResourceSpecs(nth string) error {
+	r, err := p.s.modelRequest(nth)
+	if err != nil {
+		return err
+	}
+	for _, t := range r.Tools {
+		if p.s.kindOf(t.Name) == wire.KindResource {
+			return fmt.Errorf("expected model request %s to offer no resource tool in plan mode, it offered %q", nth, t.Name)
+		}
+	}
+	return nil
+}
+
+// PA-09: an ask turned into deny is marked as such (an ask_downgrade event
+// naming the call, or a denial text that says so); a plain deny is not.
+func (p *planArea) downgradeMarked(askTool, denyTool string) error {
+	s := p.s
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	marked := func(tool string) (bool, error) {
+		ids := s.callIDsOf(tool)
+		if len(ids) == 0 {
+			return false, fmt.Errorf("the model made no call to %q", tool)
+		}
+		for _, id := range ids {
+			if e, ran := s.invokedCall(id); ran {
+				return false, fmt.Errorf("expected the call %s to %q to be denied, the kernel invoked it (#%d)", id, tool, e.Seq)
+			}
+		}
+		for _, e := range s.eventEntries(s.SessionID, wire.EventAskDowngrade) {
+			ev := e.Value.(wire.Event)
+			if slices.Contains(ids, payloadString(ev, "call_id")) || slices.Contains(ids, payloadString(ev, "tool_call_id")) || payloadString(ev, "tool") == tool {
+				return true, nil
+			}
+		}
+		for _, r := range s.modelRequests() {
+			for _, m := range r.Messages {
+				for _, c := range m.Content {
+					if c.Type == wire.BlockToolResult && slices.Contains(ids, c.ToolUseID) && strings.Contains(strings.ToLower(c.Content), "downgrad") {
+						return true, nil
+					}
+				}
+			}
+		}
+		return false, nil
+	}
+	a, err := marked(askTool)
+	if err != nil {
+		return err
+	}
+	d, err := marked(denyTool)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !a:
+		return fmt.Errorf("the denied %q call matched an ask rule, but the kernel reported no downgrade for it (no ask_downgrade event naming the call, no denial text saying the ask was downgraded), so it looks like an ordinary deny", askTool)
+	case d:
+		return fmt.Errorf("the %q call matched a deny rule, but the kernel reported it as a downgraded ask", denyTool)
+	}
+	return nil
+}
+
+// PA-11: no preview for reads and interactive calls, asked or kept.
+func (p *planArea) noPreviewFor(list string) error {
+	s := p.s
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	tools := quotedList(list)
+	for _, e := range s.requests() {
+		if v, ok := e.Value.(wire.ToolPreviewParams); ok && slices.Contains(tools, v.Tool) {
+			return fmt.Errorf("expected no preview for %q (only resource items get one), the kernel sent %q (#%d)", v.Tool, e.Label, e.Seq)
+		}
+	}
+	for _, a := range s.permissionItems(s.SessionID) {
+		if slices.Contains(tools, a.item.Tool) && a.item.Preview != nil {
+			return fmt.Errorf("the plan item of %q in permission request #%d carries a preview", a.item.Tool, a.entry.Seq)
+		}
+	}
+	for _, e := range s.eventEntries(s.SessionID, wire.EventPlanItem) {
+		ev := e.Value.(wire.Event)
+		if _, has := ev.Payload["preview"]; has && slices.Contains(tools, payloadString(ev, "tool")) {
+			return fmt.Errorf("the plan_item row #%d of %q carries a preview", e.Seq, payloadString(ev, "tool"))
+		}
+	}
+	return nil
+}
+
+// firstAsked is the first permission item about a tool.
+func (p *planArea) firstAsked(tool string) (askedItem, error) {
+	for _, a := range p.s.permissionItems(p.s.SessionID) {
+		if a.item.Tool == tool {
+			return a, nil
+		}
+	}
+	return askedItem{}, fmt.Errorf("expected a permission request about %q, the frontend received none", tool)
+}
+
+// PA-12: a missing, failing or hanging preview leaves the item without one,
+// and the human still sees the raw input.
+func (p *planArea) noPreviewButInput(tool string) error {
+	if err := p.s.mustHaveRun(); err != nil {
+		return err
+	}
+	a, err := p.firstAsked(tool)
+	if err != nil {
+		return err
+	}
+	if a.item.Preview != nil {
+		return fmt.Errorf("expected the permission request (#%d) about %q to carry no preview, it carries %q", a.entry.Seq, tool, *a.item.Preview)
+	}
+	for _, c := range p.s.modelCalls() {
+		if c.ID == a.item.ToolCallID {
+			if !jsonEqual(c.Input, a.item.Input) {
+				return fmt.Errorf("expected the permission request (#%d) about %q to carry the call's input %s, it carries %s", a.entry.Seq, tool, compact(c.Input), compact(a.item.Input))
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("the permission item about %q names tool_call_id %q, which the model never emitted", tool, a.item.ToolCallID)
+}
+
+// defaultPreviewDeadline is assumed for a kernel that declares no reading
+// plan.preview_timeout_ms.
+const defaultPreviewDeadline = 5 * time.Second
+
+// previewSlack is the generous allowance on top of the deadline: a loaded
+// machine must not flip the verdict.
+const previewSlack = 3 * time.Second
+
+func (p *planArea) previewDeadline(tool string) error {
+	s := p.s
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	a, err := p.firstAsked(tool)
+	if err != nil {
+		return err
+	}
+	deadline := defaultPreviewDeadline
+	if v, ok := s.env.Info.Readings["plan.preview_timeout_ms"]; ok {
+		if ms, err := strconv.Atoi(v); err == nil {
+			deadline = time.Duration(ms) * time.Millisecond
+		}
+	}
+	for _, e := range s.requests() {
+		if v, ok := e.Value.(wire.ToolPreviewParams); ok && v.Tool == tool {
+			if waited := a.entry.Start.Sub(e.Start); waited > deadline+previewSlack {
+				return fmt.Errorf("the permission request about %q came %v after its preview request, past the kernel's preview deadline of %v (plus %v slack)", tool, waited.Round(time.Millisecond), deadline, previewSlack)
+			}
+			if len(e.Result) > 0 && e.EndSeq < a.entry.Seq {
+				return fmt.Errorf("the hanging preview of %q was answered (#%d) before the permission request", tool, e.EndSeq)
+			}
+			return nil
+		}
+	}
+	return nil // the kernel did not ask for the preview, so it did not wait for it
+}
+
+func (p *planArea) noErrorEvent() error {
+	if err := p.s.mustHaveRun(); err != nil {
+		return err
+	}
+	for _, kind := range []string{wire.EventError, wire.EventToolError} {
+		if es := p.s.eventEntries(p.s.SessionID, kind); len(es) > 0 {
+			return fmt.Errorf("expected no %s event, the kernel reported one (#%d): %v", kind, es[0].Seq, es[0].Value.(wire.Event).Payload)
+		}
+	}
+	return nil
+}
+
+// PA-13: what the human sees is what the tool declared when the plan was
+// built, and the preview the tool gave then.
+func (p *planArea) snapshot(tool string) error {
+	s := p.s
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	t, err := p.tool(tool)
+	if err != nil {
+		return err
+	}
+	a, err := p.firstAsked(tool)
+	if err != nil {
+		return err
+	}
+	it := a.item
+	for _, f := range []struct{ name, got, want string }{
+		{"kind", it.Kind, t.Kind}, {"risk", it.Risk, t.Risk}, {"description", it.Description, t.Description},
+	} {
+		if f.got != f.want {
+			return fmt.Errorf("the permission request (#%d) about %q says %s %q, the tool declared %q", a.entry.Seq, tool, f.name, f.got, f.want)
+		}
+	}
+	for _, e := range s.requests() {
+		v, ok := e.Value.(wire.ToolPreviewParams)
+		if !ok || v.CallID != it.ToolCallID || len(e.Result) == 0 {
+			continue
+		}
+		var r wire.ToolPreviewResult
+		_ = json.Unmarshal(e.Result, &r)
+		if it.Preview == nil || *it.Preview != r.Preview {
+			got := "none"
+			if it.Preview != nil {
+				got = strconv.Quote(*it.Preview)
+			}
+			return fmt.Errorf("the tool gave the preview %q (#%d), the permission request (#%d) carries %s", r.Preview, e.Seq, a.entry.Seq, got)
+		}
+	}
+	return nil
+}
+
+// PA-17, PA-19: a refused decision earns an error that names the item.
+func (p *planArea) refusedWithError(tool string) error {
+	s := p.s
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	ids := map[string]bool{}
+	for _, a := range s.permissionItems(s.SessionID) {
+		if a.item.Tool == tool {
+			ids[a.item.ID] = true
+		}
+	}
+	if len(ids) == 0 {
+		return fmt.Errorf("expected a permission request about %q, the frontend received none", tool)
+	}
+	for _, e := range s.eventEntries(s.SessionID, wire.EventError) {
+		if ids[payloadString(e.Value.(wire.Event), "plan_item_id")] {
+			return nil
+		}
+	}
+	return fmt.Errorf("expected an error event naming the plan_item_id of the %q item (the kernel must refuse the decision with a distinct error, not accept, shorten or deny it); none came", tool)
+}
+
+func (p *planArea) ranWith(tool, args string, want bool) error {
+	s := p.s
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	in, err := parseArgs(args)
+	if err != nil {
+		return err
+	}
+	var inputs []string
+	for _, e := range s.requests() {
+		if v, ok := e.Value.(wire.ToolInvokeParams); ok && v.Tool == tool {
+			if jsonEqual(v.Input, in) {
+				if !want {
+					return fmt.Errorf("expected %q never to run with input %s, the kernel invoked it so (#%d)", tool, compact(in), e.Seq)
+				}
+				return nil
+			}
+			inputs = append(inputs, compact(v.Input))
+		}
+	}
+	if want {
+		return fmt.Errorf("expected %q to run with input %s, the kernel invoked it with %v", tool, compact(in), inputs)
+	}
+	return nil
+}
+
+// PA-15: an interactive call reaches the frontend as an interactive request.
+func (p *planArea) interactiveFields(tool string) error {
+	s := p.s
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	ids := s.callIDsOf(tool)
+	for _, e := range s.requests() {
+		v, ok := e.Value.(wire.InteractiveParams)
+		if !ok || v.ToolName != tool {
+			continue
+		}
+		switch {
+		case !slices.Contains(ids, v.CallID):
+			return fmt.Errorf("the interactive request for %q (#%d) names call_id %q, the model's calls to it are %v", tool, e.Seq, v.CallID, ids)
+		case strings.TrimSpace(v.Prompt) == "":
+			return fmt.Errorf("the interactive request for %q (#%d) has an empty prompt", tool, e.Seq)
+		}
+		return nil
+	}
+	return fmt.Errorf("expected an interactive request for %q, the frontend received none", tool)
+}
+
+// PA-05: the breaker ends the session like a bound, with the status the
+// kernel declares for it; without a reading any status that names a
+// limit will do, but never running, completed or failed.
+func (p *planArea) breakerStatus() error {
+	s := p.s
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	got := s.Result.Status
+	if want, ok := s.env.Info.Readings["circuit_breaker.status"]; ok {
+		if got != want {
+			return fmt.Errorf("expected the session to end with the kernel's circuit-breaker status %q, it ended %q", want, got)
+		}
+		return nil
+	}
+	switch got {
+	case wire.StatusRunning, wire.StatusCompleted, wire.StatusFailed:
+		return fmt.Errorf("expected the session to end with a status naming a limit after the circuit breaker tripped, it ended %q", got)
+	}
+	return nil
+}
+
+// PA-08: an asked item is applied only once the frontend has answered.
+func (p *planArea) invokedAfterAnswer(tool string) error {
+	s := p.s
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	asked := map[string]calllog.Entry{} // tool_call_id → the permission request
+	for _, a := range s.permissionItems(s.SessionID) {
+		if a.item.Tool == tool {
+			asked[a.item.ToolCallID] = a.entry
+		}
+	}
+	n := 0
+	for _, e := range s.requests() {
+		v, ok := e.Value.(wire.ToolInvokeParams)
+		if !ok || v.Tool != tool {
+			continue
+		}
+		n++
+		ask, ok := asked[v.CallID]
+		switch {
+		case !ok:
+			return fmt.Errorf("the call %s to %q was invoked (#%d) without a permission request about it", v.CallID, tool, e.Seq)
+		case !ask.Answered() || e.Seq < ask.EndSeq:
+			return fmt.Errorf("the call %s to %q was invoked (#%d) while its permission request (#%d) was still unanswered (answered %s)", v.CallID, tool, e.Seq, ask.Seq, holdText(ask))
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("expected %q to be invoked once the frontend allowed it, the kernel never invoked it", tool)
+	}
+	return nil
+}

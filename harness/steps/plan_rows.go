@@ -1,0 +1,203 @@
+package steps
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cucumber/godog"
+
+	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// PA-14 (and PA-01): one row per resource call, with the fields the
+// plan_items table has, written at plan-ready.
+func (p *planArea) planRows(nth string, table *godog.Table) error {
+	s := p.s
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	n, err := ordinal(nth)
+	if err != nil {
+		return err
+	}
+	turn, err := s.turnID(n)
+	if err != nil {
+		return err
+	}
+	rows := s.planRowsOf(turn)
+	calls := s.resourceCallsOf(n)
+	if len(rows) != len(calls) {
+		return fmt.Errorf("expected %d plan_item rows in turn %d (one per resource call), the kernel reported %d", len(calls), n, len(rows))
+	}
+	byCall := map[string]wire.Event{}
+	for _, r := range rows {
+		ev := r.Value.(wire.Event)
+		id := payloadString(ev, "tool_call_id")
+		if _, dup := byCall[id]; dup {
+			return fmt.Errorf("two plan_item rows name tool_call_id %q", id)
+		}
+		byCall[id] = ev
+	}
+	for _, c := range calls {
+		ev, ok := byCall[c.ID]
+		if !ok {
+			return fmt.Errorf("no plan_item row in turn %d names the call %s (%s); rows name %v", n, c.ID, c.Name, slices.Collect(mapKeys(byCall)))
+		}
+		want, _ := p.tool(c.Name)
+		switch d := payloadString(ev, "decision"); {
+		case payloadString(ev, "tool") != c.Name:
+			return fmt.Errorf("the plan_item row of call %s names tool %q, the call is to %q", c.ID, payloadString(ev, "tool"), c.Name)
+		case want != nil && payloadString(ev, "provider") != want.Provider:
+			return fmt.Errorf("the plan_item row of call %s names provider %q, the tool's provider is %q", c.ID, payloadString(ev, "provider"), want.Provider)
+		case d != wire.PolicyAllow && d != wire.PolicyAsk && d != wire.PolicyDeny:
+			return fmt.Errorf("the plan_item row of call %s has decision %q, expected allow, ask or deny", c.ID, d)
+		case payloadString(ev, "decided_by") == "":
+			return fmt.Errorf("the plan_item row of call %s has no decided_by", c.ID)
+		}
+	}
+	for _, r := range table.Rows {
+		tool, want := strings.TrimSpace(r.Cells[0].Value), strings.TrimSpace(r.Cells[1].Value)
+		if tool == "tool" {
+			continue // header
+		}
+		found := false
+		for _, ev := range byCall {
+			if payloadString(ev, "tool") == tool {
+				found = true
+				if got := payloadString(ev, "decision"); got != want {
+					return fmt.Errorf("expected the plan_item row of %q to have decision %q, it has %q (decided_by %q)", tool, want, got, payloadString(ev, "decided_by"))
+				}
+			}
+		}
+		if !found {
+			return fmt.Errorf("no plan_item row in turn %d names %q", n, tool)
+		}
+	}
+	// Written at plan-ready: before the first permission request or
+	// resource invoke of the turn.
+	for _, e := range s.turns()[n] {
+		isApply := e.Method == wire.MethodToolInvoke && s.kindOf(e.Value.(wire.ToolInvokeParams).Tool) == wire.KindResource
+		if e.Method != wire.MethodFrontendPermission && !isApply {
+			continue
+		}
+		for _, r := range rows {
+			if r.Seq > e.Seq {
+				return fmt.Errorf("the plan_item row #%d came after %q (#%d); rows are written when the plan is ready, before anyone is asked or anything applied", r.Seq, e.Label, e.Seq)
+			}
+		}
+		break
+	}
+	return nil
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func (p *planArea) distinctDeciders(nth string) error {
+	if err := p.s.mustHaveRun(); err != nil {
+		return err
+	}
+	n, err := ordinal(nth)
+	if err != nil {
+		return err
+	}
+	turn, err := p.s.turnID(n)
+	if err != nil {
+		return err
+	}
+	seen := map[string]string{}
+	for _, r := range p.s.planRowsOf(turn) {
+		ev := r.Value.(wire.Event)
+		by := payloadString(ev, "decided_by")
+		if other, dup := seen[by]; dup {
+			return fmt.Errorf("the plan_item rows of %q and %q both say decided_by %q; each item should be decided on its own", other, payloadString(ev, "tool"), by)
+		}
+		seen[by] = payloadString(ev, "tool")
+	}
+	if len(seen) < 2 {
+		return fmt.Errorf("expected several plan_item rows in turn %d, found %d", n, len(seen))
+	}
+	return nil
+}
+
+func (p *planArea) everyCallHasRow(tool string) error {
+	s := p.s
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	ids := s.callIDsOf(tool)
+	if len(ids) == 0 {
+		return fmt.Errorf("the model made no call to %q", tool)
+	}
+	rows := map[string]bool{}
+	for _, e := range s.eventEntries(s.SessionID, wire.EventPlanItem) {
+		rows[payloadString(e.Value.(wire.Event), "tool_call_id")] = true
+	}
+	for _, id := range ids {
+		if !rows[id] {
+			return fmt.Errorf("the call %s to %q has no plan_item row; a row is written for every item, also for items decided without asking", id, tool)
+		}
+	}
+	return nil
+}
+
+// resultsFor finds, in model request n, the results of the calls to tool
+// made in the assistant message just before them.
+func (p *planArea) resultsFor(nth, tool string) ([]wire.ContentBlock, error) {
+	r, err := p.s.modelRequest(nth)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, m := range r.Messages {
+		if m.Role != "assistant" {
+			continue
+		}
+		var mine []string
+		for _, c := range m.Content {
+			if c.Type == wire.BlockToolUse && c.Name == tool {
+				mine = append(mine, c.ID)
+			}
+		}
+		if len(mine) > 0 {
+			ids = mine // the latest message with such calls
+		}
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("model request %s holds no call to %q", nth, tool)
+	}
+	var out []wire.ContentBlock
+	for _, id := range ids {
+		found := false
+		for _, m := range r.Messages {
+			for _, c := range m.Content {
+				if c.Type == wire.BlockToolResult && c.ToolUseID == id {
+					out, found = append(out, c), true
+				}
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("model request %s holds no tool_result for the call %s to %q", nth, id, tool)
+		}
+	}
+	return out, nil
+}
+
+// invokedCall reports whether a tool/invoke ran for a call id.
+func (s *Scenario) invokedCall(id string) (calllog.Entry, bool) {
+	for _, e := range s.World.Log.Entries() {
+		if v, ok := e.Value.(wire.ToolInvokeParams); ok && v.CallID == id {
+			return e, true
+		}
+	}
+	return calllog.Entry{}, false
+}
