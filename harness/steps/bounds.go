@@ -42,6 +42,9 @@ type pause struct {
 	eventSeq    int // the limit_reached event
 	continueSeq int // the last log entry before session/continue was sent; 0 if never sent
 	err         error
+	// answered is closed when session/continue has been answered: the
+	// kernel may resume, finish and answer session/run before that.
+	answered chan struct{}
 }
 
 // softGrace is how long the harness waits before it continues a paused
@@ -119,11 +122,18 @@ func (s *Scenario) continueWith(msg string) error {
 		})
 		s.limits.mu.Lock()
 		i := len(s.limits.pauses)
-		s.limits.pauses = append(s.limits.pauses, pause{eventSeq: seq})
+		s.limits.pauses = append(s.limits.pauses, pause{eventSeq: seq, answered: make(chan struct{})})
 		k := s.limits.kernel
 		s.limits.mu.Unlock()
 		time.AfterFunc(s.limits.continueAfter, func() {
+			// Mark the moment before sending: everything the kernel sends
+			// after it may legitimately follow the continuation.
 			at := lastSeq(s.World.Log.Entries(), func(calllog.Entry) bool { return true })
+			s.limits.mu.Lock()
+			s.limits.pauses[i].continueSeq = at
+			answered := s.limits.pauses[i].answered
+			s.limits.mu.Unlock()
+			defer close(answered)
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			var err error
@@ -133,7 +143,7 @@ func (s *Scenario) continueWith(msg string) error {
 				err = k.Continue(ctx, s.SessionID, msg)
 			}
 			s.limits.mu.Lock()
-			s.limits.pauses[i].continueSeq, s.limits.pauses[i].err = at, err
+			s.limits.pauses[i].err = err
 			s.limits.mu.Unlock()
 		})
 	}
@@ -249,6 +259,20 @@ func (s *Scenario) requestNotBefore(nth, secs string) error {
 func (s *Scenario) pausedUntilContinued() error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
+	}
+	s.limits.mu.Lock()
+	var answered chan struct{}
+	if len(s.limits.pauses) > 0 {
+		answered = s.limits.pauses[0].answered
+	}
+	s.limits.mu.Unlock()
+	if answered != nil {
+		// The continuation may still be in flight when session/run has
+		// been answered; wait (boundedly) for its own answer.
+		select {
+		case <-answered:
+		case <-time.After(6 * time.Second):
+		}
 	}
 	s.limits.mu.Lock()
 	pauses := append([]pause(nil), s.limits.pauses...)
