@@ -1,5 +1,3 @@
-// Command conform checks an agent-loop kernel against the agent-loop
-// specification and serves the reference kernel.
 package main
 
 import (
