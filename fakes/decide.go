@@ -107,14 +107,7 @@ func (w *World) sendDecide(cc wire.CallContext, p wire.FrontendDecideParams) <-c
 func (w *World) DecideFirst(tool, connection, decision string, primary Permission) {
 	primary.Before = func(ctx context.Context, done <-chan struct{}, cc wire.CallContext, it wire.PlanItem) error {
 		answered := w.SendDecide(cc, connection, []wire.PlanDecision{{PlanItemID: it.ID, Decision: decision, Scope: wire.ScopeOnce}})
-		select {
-		case <-answered:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-done:
-			return errHeld
-		}
+		return await(ctx, done, answered)
 	}
 	w.Frontend.AddPermission(tool, primary)
 }
@@ -126,14 +119,7 @@ func (w *World) DecideFirst(tool, connection, decision string, primary Permissio
 func (w *World) AnswerInteractiveFirst(tool, connection, response string, primary Interactive) {
 	primary.Before = func(ctx context.Context, done <-chan struct{}, p wire.InteractiveParams) error {
 		answered := w.SendInteractiveAnswer(p.CallContext, connection, p.CallID, response)
-		select {
-		case <-answered:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-done:
-			return errHeld
-		}
+		return await(ctx, done, answered)
 	}
 	w.Frontend.SetInteractive(tool, primary)
 }
@@ -151,14 +137,7 @@ func (w *World) DecideWhileRunning(tool, connection, decision string) {
 				return nil
 			}
 			answered := w.SendDecide(p.CallContext, connection, []wire.PlanDecision{{PlanItemID: id, Decision: decision, Scope: wire.ScopeOnce}})
-			select {
-			case <-answered:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-done:
-				return errHeld
-			}
+			return await(ctx, done, answered)
 		}
 	})
 }

@@ -253,9 +253,13 @@ func NewGate() *Gate { return &Gate{ch: make(chan struct{})} }
 func (g *Gate) Open() { g.once.Do(func() { close(g.ch) }) }
 
 // Wait blocks until the gate opens, the kernel cancels, or the scenario ends.
-func (g *Gate) Wait(ctx context.Context, done <-chan struct{}) error {
+func (g *Gate) Wait(ctx context.Context, done <-chan struct{}) error { return await(ctx, done, g.ch) }
+
+// await blocks until ch closes, the kernel gives up on the call (ctx), or
+// the scenario ends (done): the one way every held fake call waits.
+func await(ctx context.Context, done <-chan struct{}, ch <-chan struct{}) error {
 	select {
-	case <-g.ch:
+	case <-ch:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

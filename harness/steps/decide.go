@@ -89,15 +89,8 @@ func (d *decideArea) outcomes(tool string) ([]wire.DecisionOutcome, error) {
 			continue
 		}
 		sent++
-		var rerr *jsonrpc.Error
-		switch {
-		case !r.Answered:
-			return nil, fmt.Errorf("the kernel never answered the second frontend connection's frontend/decide (#%d) about %q", r.Seq, tool)
-		case errors.As(r.Err, &rerr) && rerr.Code == wire.CodeMethodNotFound:
-			return nil, fmt.Errorf("the kernel answered the second frontend connection's frontend/decide (#%d) with method not found (%s): "+
-				"it takes no decision from a second frontend connection, so it can neither let the first decision win nor answer a late one with INVALID_CLIENT_EVENT", r.Seq, rerr.Message)
-		case r.Err != nil:
-			return nil, fmt.Errorf("the kernel answered the second frontend connection's frontend/decide (#%d) with an error instead of an outcome per decision: %v", r.Seq, r.Err)
+		if err := decideAnswered(r, tool); err != nil {
+			return nil, err
 		}
 		for _, o := range r.Result.Results {
 			if ids[o.PlanItemID] {
@@ -199,4 +192,22 @@ func (d *decideArea) frontendErrors() string {
 		return "none"
 	}
 	return strings.Join(out, "; ")
+}
+
+// decideAnswered says why the kernel's answer to one frontend/decide about
+// a tool is not a list of outcomes: none came, or an error did. A
+// method-not-found answer is a failure of PA-16, not a fault: the kernel
+// takes nothing from a second frontend connection.
+func decideAnswered(r fakes.SentDecide, tool string) error {
+	var rerr *jsonrpc.Error
+	switch {
+	case !r.Answered:
+		return fmt.Errorf("the kernel never answered the second frontend connection's frontend/decide (#%d) about %q", r.Seq, tool)
+	case errors.As(r.Err, &rerr) && rerr.Code == wire.CodeMethodNotFound:
+		return fmt.Errorf("the kernel answered the second frontend connection's frontend/decide (#%d) with method not found (%s): "+
+			"it takes nothing from a second frontend connection, so it can neither let the first decision or answer win nor reject a late one with INVALID_CLIENT_EVENT", r.Seq, rerr.Message)
+	case r.Err != nil:
+		return fmt.Errorf("the kernel answered the second frontend connection's frontend/decide (#%d) with an error instead of an outcome per decision or answer: %v", r.Seq, r.Err)
+	}
+	return nil
 }

@@ -2,13 +2,11 @@ package steps
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/cucumber/godog"
 
 	"github.com/agentconform/conform/fakes"
-	"github.com/agentconform/conform/internal/jsonrpc"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -71,15 +69,10 @@ func (d *decideInteractive) outcomes(tool string) ([]wire.InteractiveOutcome, er
 			continue
 		}
 		sent++
-		var rerr *jsonrpc.Error
+		if err := decideAnswered(r, tool); err != nil {
+			return nil, err
+		}
 		switch {
-		case !r.Answered:
-			return nil, fmt.Errorf("the kernel never answered the second frontend connection's frontend/decide (#%d) answering %q", r.Seq, tool)
-		case errors.As(r.Err, &rerr) && rerr.Code == wire.CodeMethodNotFound:
-			return nil, fmt.Errorf("the kernel answered the second frontend connection's frontend/decide (#%d) with method not found (%s): "+
-				"it takes no answer from a second frontend connection, so it can neither let the first answer win nor reject a late one with INVALID_CLIENT_EVENT", r.Seq, rerr.Message)
-		case r.Err != nil:
-			return nil, fmt.Errorf("the kernel answered the second frontend connection's frontend/decide (#%d) with an error instead of an outcome per interactive response: %v", r.Seq, r.Err)
 		case len(r.Result.InteractiveResults) != len(r.Params.InteractiveResponses):
 			return nil, fmt.Errorf("the second frontend connection sent %d interactive response(s) in frontend/decide (#%d), the kernel answered %d interactive outcome(s): %+v",
 				len(r.Params.InteractiveResponses), r.Seq, len(r.Result.InteractiveResults), r.Result.InteractiveResults)
