@@ -201,7 +201,7 @@ func (s *Scenario) callsCarriedOut(nth, beforeNth string) error {
 	}
 	n, _ := ordinal(nth)
 	m, _ := ordinal(beforeNth)
-	reqs := s.modelRequestEntries()
+	reqs := s.modelEntries()
 	if n < 1 || n > len(reqs) || m < 1 || m > len(reqs) {
 		return fmt.Errorf("expected model requests %d and %d, the kernel sent %d", n, m, len(reqs))
 	}
@@ -241,7 +241,7 @@ func (s *Scenario) requestNotBefore(nth, secs string) error {
 		return err
 	}
 	n, _ := ordinal(nth)
-	reqs := s.modelRequestEntries()
+	reqs := s.modelEntries()
 	if n < 1 || n > len(reqs) {
 		return fmt.Errorf("expected at least %d model requests, the kernel sent %d", n, len(reqs))
 	}
@@ -287,7 +287,7 @@ func (s *Scenario) pausedUntilContinued() error {
 	if p.err != nil {
 		return fmt.Errorf("session/continue for the paused session failed: %v", p.err)
 	}
-	for _, e := range s.modelRequestEntries() {
+	for _, e := range s.modelEntries() {
 		if e.Seq > p.eventSeq && e.Seq <= p.continueSeq {
 			return fmt.Errorf("the kernel sent model request #%d after it reported the pause (#%d) and before the user continued (after #%d)", e.Seq, p.eventSeq, p.continueSeq)
 		}
@@ -348,17 +348,6 @@ func (s *Scenario) limitEventBound(bound string) error {
 		}
 	}
 	return nil
-}
-
-// modelRequestEntries are the root session's model/stream requests.
-func (s *Scenario) modelRequestEntries() []calllog.Entry {
-	var out []calllog.Entry
-	for _, e := range s.requests() {
-		if e.Method == wire.MethodModelStream {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 // replyCalls are the tool_call events of a recorded model/stream answer.

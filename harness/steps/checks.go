@@ -18,6 +18,21 @@ func (s *Scenario) requests() []calllog.Entry {
 	})
 }
 
+// requestsOf is the root session's requests of one method, in arrival order.
+func (s *Scenario) requestsOf(method string) []calllog.Entry {
+	var out []calllog.Entry
+	for _, e := range s.requests() {
+		if e.Method == method {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (s *Scenario) modelEntries() []calllog.Entry { return s.requestsOf(wire.MethodModelStream) }
+
+func (s *Scenario) hookRequests() []calllog.Entry { return s.requestsOf(wire.MethodHookDispatch) }
+
 func (s *Scenario) modelRequests() []wire.ModelStreamParams {
 	var out []wire.ModelStreamParams
 	for _, e := range s.requests() {

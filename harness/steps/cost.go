@@ -279,7 +279,7 @@ type sentUsage struct {
 
 func (s *Scenario) sentUsages() []sentUsage {
 	var out []sentUsage
-	for i, e := range s.modelRequestEntries() {
+	for i, e := range s.modelEntries() {
 		for _, u := range replyUsages(e) {
 			out = append(out, sentUsage{usage: u, request: e, nth: i + 1})
 		}
@@ -377,7 +377,7 @@ func (s *Scenario) costOfRequest(amount, nth string) error {
 		total += got[i].CostUSD
 	}
 	if !found {
-		return fmt.Errorf("model request %d sent no usage event (the kernel made %d model requests)", n, len(s.modelRequestEntries()))
+		return fmt.Errorf("model request %d sent no usage event (the kernel made %d model requests)", n, len(s.modelEntries()))
 	}
 	if math.Abs(total-want) > costTolerance {
 		return fmt.Errorf("expected the usage of model request %d to cost $%s, the kernel reported $%s", n, amount, usd(total))

@@ -286,18 +286,6 @@ func (s *Scenario) breakerInARow(n int) error {
 
 // ---- views ----
 
-// modelEntries are the root session's model/stream requests, in arrival
-// order.
-func (s *Scenario) modelEntries() []calllog.Entry {
-	var out []calllog.Entry
-	for _, e := range s.requests() {
-		if e.Method == wire.MethodModelStream {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 func (s *Scenario) modelEntry(n int) (calllog.Entry, error) {
 	es := s.modelEntries()
 	if n < 1 || n > len(es) {

@@ -266,16 +266,6 @@ func hookParams(e calllog.Entry) wire.HookDispatchParams {
 	return p
 }
 
-func (s *Scenario) hookRequests() []calllog.Entry {
-	var out []calllog.Entry
-	for _, e := range s.requests() {
-		if e.Method == wire.MethodHookDispatch {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // hookChains splits the root session's hook/dispatch requests into chains
 // (see HookChains); point "" keeps the chains of every point.
 func (s *Scenario) hookChains(point string) [][]calllog.Entry {

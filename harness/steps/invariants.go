@@ -87,7 +87,7 @@ func (s *Scenario) walk() map[string][]string {
 
 	var turnReqs []calllog.Entry
 	var checks []calllog.Entry
-	for _, e := range s.modelRequestEntries() {
+	for _, e := range s.modelEntries() {
 		if p, _ := e.Value.(wire.ModelStreamParams); p.Purpose == wire.PurposeLoopCheck {
 			checks = append(checks, e)
 			continue
@@ -342,7 +342,7 @@ func (s *Scenario) costOf(e calllog.Entry) float64 {
 // nthOf is the 1-based number of a model request among all of the root
 // session's model requests.
 func (s *Scenario) nthOf(e calllog.Entry) int {
-	for i, m := range s.modelRequestEntries() {
+	for i, m := range s.modelEntries() {
 		if m.Seq == e.Seq {
 			return i + 1
 		}
@@ -571,7 +571,7 @@ func (s *Scenario) once(add func(string, string, ...any)) {
 	}
 	got := map[string]int{}
 	lastModel := 0
-	for _, e := range s.modelRequestEntries() {
+	for _, e := range s.modelEntries() {
 		lastModel = e.Seq
 	}
 	for _, e := range s.dispatchesAt(wire.PointSessionEnd) {
