@@ -61,6 +61,22 @@ const (
 // when there are none of either, and the label of an incomplete run always
 // says "partial" and how much is missing.
 func Build(cat *spec.Catalog, k Kernel, scenarios []ScenarioResult, started time.Time, dur time.Duration) *Report {
+	return BuildWith(cat, k, scenarios, started, dur, BuildOptions{})
+}
+
+// BuildOptions say how the run was made, where that changes the label.
+type BuildOptions struct {
+	// Selection is the tag expression that chose the scenarios; a selected
+	// run makes no compliance claim.
+	Selection string
+	// Interrupted: the run stopped early; it makes no compliance claim.
+	Interrupted bool
+	// Warnings are carried into the report as they are.
+	Warnings []string
+}
+
+// BuildWith is Build for a run made with options.
+func BuildWith(cat *spec.Catalog, k Kernel, scenarios []ScenarioResult, started time.Time, dur time.Duration, opt BuildOptions) *Report {
 	if cat == nil {
 		cat = &spec.Catalog{}
 	}
@@ -108,22 +124,23 @@ func Build(cat *spec.Catalog, k Kernel, scenarios []ScenarioResult, started time
 			cov[j] = scs[i]
 			refs[j] = scs[i].Ref()
 		}
-		status, reason := verdict(q, k, cov)
-		r.Requirements = append(r.Requirements, RequirementResult{
-			ID:        q.ID,
-			Area:      q.Area,
-			Title:     q.Title,
-			Level:     q.Level,
-			Class:     q.Class,
-			Profile:   q.Profile,
-			Matrix:    q.Matrix,
-			Status:    status,
-			Scenarios: refs,
-			Reason:    reason,
-		})
+		v := verdict(q, k, cov)
+		v.ID, v.Area, v.Title, v.Level, v.Class = q.ID, q.Area, q.Title, q.Level, q.Class
+		v.Profile, v.Matrix, v.Scenarios = q.Profile, q.Matrix, refs
+		r.Requirements = append(r.Requirements, v)
 	}
 	r.Summary = summarize(cat.Areas, r.Requirements, scs)
-	r.Compliance = compliance(r.Requirements)
+	for _, sc := range scs {
+		for _, o := range sc.Observations {
+			if o.Scenario == "" {
+				o.Scenario = sc.Ref()
+			}
+			r.Observations = append(r.Observations, o)
+		}
+	}
+	r.Warnings = slices.Clone(opt.Warnings)
+	r.Interrupted, r.Selection = opt.Interrupted, opt.Selection
+	r.Compliance = compliance(r.Requirements, opt)
 	return r
 }
 
@@ -179,54 +196,110 @@ func dedupe(ids []string) []string {
 	return out
 }
 
-// verdict applies Build's rules 1-6 to one requirement. cov is sorted.
-func verdict(q spec.Requirement, k Kernel, cov []ScenarioResult) (Status, string) {
+// verdict applies Build's rules to one requirement. cov is sorted.
+func verdict(q spec.Requirement, k Kernel, cov []ScenarioResult) RequirementResult {
+	r := RequirementResult{}
 	if len(cov) == 0 {
-		return NotTested, reasonNotCovered
+		r.Status, r.Reason = NotTested, reasonNotCovered
+		return r
 	}
-	if s, ok := first(cov, Fail); ok {
-		return Fail, prefixed(s, "failed")
+	outs := make([]scenarioOutcome, len(cov))
+	for i, s := range cov {
+		outs[i] = outcomeFor(s, q.ID)
+		r.Failures = append(r.Failures, outs[i].fails...)
+		r.NotReached = append(r.NotReached, outs[i].notReached...)
 	}
-	if s, ok := first(cov, Error); ok {
-		return Error, prefixed(s, "error")
+	firstOf := func(st Status) (int, bool) {
+		for i, o := range outs {
+			if o.status == st {
+				return i, true
+			}
+		}
+		return 0, false
 	}
-	if all(cov, func(s ScenarioResult) bool { return s.Status == Skipped }) {
+	allOf := func(sts ...Status) bool {
+		for _, o := range outs {
+			if !slices.Contains(sts, o.status) {
+				return false
+			}
+		}
+		return true
+	}
+	say := func(i int, fallback string) string {
+		text := outs[i].text
+		if text == "" {
+			text = fallback
+		}
+		if len(outs[i].fails) > 0 {
+			return outs[i].fails[0].Where() + ": " + text
+		}
+		return cov[i].Ref() + ": " + text
+	}
+	if i, ok := firstOf(Fail); ok {
+		r.Status, r.Reason = Fail, say(i, "failed")
+		if n := len(r.Failures); n > 1 {
+			r.Reason += fmt.Sprintf(" (and %d more failing %s)", n-1, plural(n-1, "check", "checks"))
+		}
+		return r
+	}
+	if i, ok := firstOf(Error); ok {
+		r.Status, r.Reason = Error, say(i, "error")
+		return r
+	}
+	if allOf(Skipped) {
 		s := cov[0]
 		why := skipReason(q, k, s)
 		if q.Class == classMust {
-			return Fail, mustNotSkipped + s.Ref() + " (" + why + ")"
+			r.Status, r.Reason = Fail, mustNotSkipped+s.Ref()+" ("+why+")"
+			return r
 		}
-		return Skipped, why
+		r.Status, r.Reason = Skipped, why
+		return r
 	}
-	if all(cov, func(s ScenarioResult) bool { return s.Status == Skipped || s.Status == Unverifiable }) {
-		s, _ := first(cov, Unverifiable)
-		switch {
-		case s.Failure != "":
-			return Unverifiable, s.Failure
-		case q.Unverifiable != "":
-			return Unverifiable, q.Unverifiable
+	if _, ok := firstOf(Pass); !ok {
+		if i, ok := firstOf(Unverifiable); ok {
+			r.Status = Unverifiable
+			switch {
+			case outs[i].text != "":
+				r.Reason = outs[i].text
+			case q.Unverifiable != "":
+				r.Reason = q.Unverifiable
+			default:
+				r.Reason = reasonUnverifiable
+			}
+			return r
 		}
-		return Unverifiable, reasonUnverifiable
+		// Nothing passed and nothing failed: the requirement was not
+		// tested, whatever else happened. Say why.
+		r.Status = NotTested
+		switch i, ok := firstOf(NotReached); {
+		case ok:
+			r.Reason = "not reached: " + say(i, "not reached")
+		case allOf(NotRun, Skipped):
+			r.Reason = "not run: the run was interrupted"
+		default:
+			r.Reason = reasonNotCovered
+		}
+		return r
 	}
-	return Pass, ""
-}
-
-func first(cov []ScenarioResult, st Status) (ScenarioResult, bool) {
-	for _, s := range cov {
-		if s.Status == st {
-			return s, true
+	r.Status = Pass
+	var gaps []string
+	if q.Unverifiable != "" {
+		gaps = append(gaps, q.Unverifiable+" (not observable over the wire)")
+	}
+	if n := len(r.NotReached); n > 0 {
+		gaps = append(gaps, fmt.Sprintf("%d %s not reached", n, plural(n, "check", "checks")))
+	}
+	for _, o := range outs {
+		if o.status == Unverifiable || o.status == NotRun {
+			gaps = append(gaps, "a covering scenario was "+string(o.status))
+			break
 		}
 	}
-	return ScenarioResult{}, false
-}
-
-func all(cov []ScenarioResult, f func(ScenarioResult) bool) bool {
-	for _, s := range cov {
-		if !f(s) {
-			return false
-		}
+	if len(gaps) > 0 {
+		r.Partial, r.Unverified = true, strings.Join(gaps, "; ")
 	}
-	return true
+	return r
 }
 
 // prefixed returns "file:line: text", with fallback when the scenario gave no
@@ -285,16 +358,20 @@ func agentLoop(q RequirementResult) bool {
 }
 
 // compliance computes the level and its label; see Build for the rules.
-func compliance(reqs []RequirementResult) Compliance {
-	var total, passed, notTested, unverifiable, mustFail, mustError, shouldBad, mayBad int
+func compliance(reqs []RequirementResult, opt BuildOptions) Compliance {
+	var total, passed, partials, notTested, unverifiable, mustFail, mustError, shouldBad, mayBad, seeds int
 	for _, q := range reqs {
 		if !agentLoop(q) {
+			seeds++
 			continue
 		}
 		total++
 		switch q.Status {
 		case Pass:
 			passed++
+			if q.Partial {
+				partials++
+			}
 		case NotTested:
 			notTested++
 		case Unverifiable:
@@ -323,9 +400,22 @@ func compliance(reqs []RequirementResult) Compliance {
 	c := Compliance{
 		NotTested:    notTested,
 		Unverifiable: unverifiable,
-		Complete:     notTested == 0 && unverifiable == 0,
+		Partial:      partials,
+		Complete:     notTested == 0 && unverifiable == 0 && !opt.Interrupted && opt.Selection == "",
+	}
+	scope := fmt.Sprintf("%d agent-loop %s", total, plural(total, "requirement", "requirements"))
+	if seeds > 0 {
+		scope += fmt.Sprintf("; the %d deterministic-first %s reported apart", seeds, plural(seeds, "row is", "rows are"))
 	}
 	switch {
+	case opt.Interrupted:
+		c.Level = LevelNone
+		c.Label = fmt.Sprintf("no compliance claim: the run was interrupted before every scenario ran (%d of %s checked)", total-notTested, scope)
+		return c
+	case opt.Selection != "":
+		c.Level = LevelNone
+		c.Label = fmt.Sprintf("no compliance claim: only the scenarios selected by %q ran; they checked %s", opt.Selection, checkedList(reqs))
+		return c
 	case mustFail+mustError > 0:
 		c.Level = LevelNone
 		var parts []string
@@ -335,14 +425,11 @@ func compliance(reqs []RequirementResult) Compliance {
 		if mustError > 0 {
 			parts = append(parts, fmt.Sprintf("%d MUST %s ended in error", mustError, plural(mustError, "requirement", "requirements")))
 		}
-		c.Label = "not compliant: " + strings.Join(parts, ", ")
+		c.Label = "not compliant: " + strings.Join(parts, ", ") + " (of " + scope + ")"
 		return c
 	case passed == 0:
 		c.Level = LevelNone
-		c.Label = fmt.Sprintf("no compliance established: none of %d %s passed", total, plural(total, "requirement", "requirements"))
-		if missing := partial(total, notTested, unverifiable); missing != "" {
-			c.Label += " (" + missing + ")"
-		}
+		c.Label = fmt.Sprintf("no compliance established: none of %s passed (partial: %d not tested, %d not verifiable)", scope, notTested, unverifiable)
 		return c
 	case shouldBad > 0:
 		c.Level, c.Label = LevelMust, "MUST-compliant"
@@ -351,26 +438,59 @@ func compliance(reqs []RequirementResult) Compliance {
 	default:
 		c.Level, c.Label = LevelAll, "compliant at every level (MUST, SHOULD and MAY)"
 	}
-	if missing := partial(total, notTested, unverifiable); missing != "" {
-		// A partial suite must never read as full compliance.
-		c.Label += " on what was tested (partial: " + missing + ")"
+	full := passed - partials
+	if partials+unverifiable+notTested == 0 && total == passed {
+		c.Label += fmt.Sprintf(": all %s fully verified", scope)
+		return c
 	}
+	var parts []string
+	if full > 0 {
+		parts = append(parts, fmt.Sprintf("%d fully verified", full))
+	}
+	if partials > 0 {
+		parts = append(parts, fmt.Sprintf("%d partially verified (clauses not observable over the wire, or checks not reached)", partials))
+	}
+	if unverifiable > 0 {
+		parts = append(parts, fmt.Sprintf("%d not verifiable", unverifiable))
+	}
+	if notTested > 0 {
+		parts = append(parts, fmt.Sprintf("%d not tested", notTested))
+	}
+	if others := total - passed - unverifiable - notTested; others > 0 {
+		parts = append(parts, fmt.Sprintf("%d failing, skipped or in error below MUST", others))
+	}
+	if partials+unverifiable+notTested > 0 {
+		// A partial suite must never read as full compliance.
+		c.Label += " on what was tested (partial: "
+	} else {
+		c.Label += " ("
+	}
+	c.Label += strings.Join(parts, ", ") + ", of " + scope + ")"
 	return c
 }
 
-// partial says how much of the agent-loop profile the level does not speak
-// for, or "" when nothing is missing.
-func partial(total, notTested, unverifiable int) string {
-	reqs := plural(total, "requirement", "requirements")
-	switch {
-	case notTested > 0 && unverifiable > 0:
-		return fmt.Sprintf("%d of %d %s not tested, %d not verifiable from outside", notTested, total, reqs, unverifiable)
-	case notTested > 0:
-		return fmt.Sprintf("%d of %d %s not tested", notTested, total, reqs)
-	case unverifiable > 0:
-		return fmt.Sprintf("%d of %d %s not verifiable from outside", unverifiable, total, reqs)
+// checkedList names the requirements a selected run gave a verdict, with
+// their counts.
+func checkedList(reqs []RequirementResult) string {
+	var ids []string
+	counts := map[Status]int{}
+	for _, q := range reqs {
+		if q.Status == NotTested {
+			continue
+		}
+		ids = append(ids, q.ID)
+		counts[q.Status]++
 	}
-	return ""
+	if len(ids) == 0 {
+		return "no requirement"
+	}
+	var parts []string
+	for _, st := range RequirementStatuses() {
+		if counts[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
+		}
+	}
+	return strings.Join(ids, ", ") + " (" + strings.Join(parts, ", ") + ")"
 }
 
 func plural(n int, one, many string) string {

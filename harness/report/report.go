@@ -31,9 +31,9 @@ const (
 // requirement status only; a scenario that ran has one of the other five.
 const NotTested Status = "not_tested"
 
-// ScenarioStatuses returns the five scenario statuses in report order.
+// ScenarioStatuses returns the scenario statuses in report order.
 func ScenarioStatuses() []Status {
-	return []Status{Pass, Fail, Error, Skipped, Unverifiable}
+	return []Status{Pass, Fail, Error, Skipped, Unverifiable, NotReached, NotRun}
 }
 
 // RequirementStatuses returns the six requirement statuses in report order.
@@ -41,10 +41,10 @@ func RequirementStatuses() []Status {
 	return []Status{Pass, Fail, Error, Skipped, Unverifiable, NotTested}
 }
 
-// validScenario reports whether s is one of the five scenario statuses.
+// validScenario reports whether s is one of the scenario statuses.
 func validScenario(s Status) bool {
 	switch s {
-	case Pass, Fail, Error, Skipped, Unverifiable:
+	case Pass, Fail, Error, Skipped, Unverifiable, NotReached, NotRun:
 		return true
 	}
 	return false
@@ -79,6 +79,11 @@ type ScenarioResult struct {
 	// Log holds the recorded message log lines. Build keeps it only for
 	// scenarios that did not pass.
 	Log []string `json:"log,omitempty"`
+	// Checks are the scenario's checks in step order. When present, a
+	// requirement's verdict comes only from the checks that name it.
+	Checks []CheckResult `json:"checks,omitempty"`
+	// Observations are what the scenario recorded without judging.
+	Observations []Observation `json:"observations,omitempty"`
 }
 
 // Ref returns the scenario's "file:line" reference.
@@ -118,6 +123,17 @@ type Report struct {
 	Compliance   Compliance          `json:"compliance"`
 	Requirements []RequirementResult `json:"requirements"`
 	Scenarios    []ScenarioResult    `json:"scenarios"`
+	// Observations are behaviour recorded without judging, from every
+	// scenario; they never change a verdict or the exit status.
+	Observations []Observation `json:"observations"`
+	// Warnings are problems with the run's input that are not verdicts
+	// (an unknown capability name, for one).
+	Warnings []string `json:"warnings"`
+	// Interrupted is true when the run was stopped before every selected
+	// scenario ran; those scenarios are not_run.
+	Interrupted bool `json:"interrupted"`
+	// Selection is the tag expression that chose the scenarios, if any.
+	Selection string `json:"selection,omitempty"`
 }
 
 // Summary counts verdicts. Every status key is always present, zero or not.
@@ -155,6 +171,15 @@ type RequirementResult struct {
 	// Reason says why the status is what it is: the first failure text, the
 	// skip reason, the unverifiable note, or that nothing covers it yet.
 	Reason string `json:"reason,omitempty"`
+	// Failures are every failing check that names the requirement.
+	Failures []CheckRef `json:"failures,omitempty"`
+	// NotReached are its checks that could not be evaluated.
+	NotReached []CheckRef `json:"not_reached,omitempty"`
+	// Partial marks a pass that does not cover the whole requirement;
+	// Unverified names what was not verified (a clause not observable over
+	// the wire, or checks not reached).
+	Partial    bool   `json:"partial,omitempty"`
+	Unverified string `json:"unverified,omitempty"`
 }
 
 // Compliance is the level a kernel has earned; see Build for the rules.
@@ -165,9 +190,11 @@ type Compliance struct {
 	// unverifiable: only then does Level speak for the whole specification.
 	Complete bool `json:"complete"`
 	// NotTested and Unverifiable count agent-loop requirements.
-	NotTested    int    `json:"not_tested"`
-	Unverifiable int    `json:"unverifiable"`
-	Label        string `json:"label"`
+	NotTested    int `json:"not_tested"`
+	Unverifiable int `json:"unverifiable"`
+	// Partial counts agent-loop passes that are partially verified.
+	Partial int    `json:"partial"`
+	Label   string `json:"label"`
 }
 
 // Compliance levels, from weakest to strongest.
@@ -183,15 +210,17 @@ const (
 // scenarioJSON is ScenarioResult's wire form; it only exists to write the
 // duration in milliseconds.
 type scenarioJSON struct {
-	File         string   `json:"file"`
-	Line         int      `json:"line"`
-	Name         string   `json:"name"`
-	Tags         []string `json:"tags"`
-	Requirements []string `json:"requirements"`
-	Status       Status   `json:"status"`
-	DurationMS   float64  `json:"duration_ms"`
-	Failure      string   `json:"failure,omitempty"`
-	Log          []string `json:"log,omitempty"`
+	File         string        `json:"file"`
+	Line         int           `json:"line"`
+	Name         string        `json:"name"`
+	Tags         []string      `json:"tags"`
+	Requirements []string      `json:"requirements"`
+	Status       Status        `json:"status"`
+	DurationMS   float64       `json:"duration_ms"`
+	Failure      string        `json:"failure,omitempty"`
+	Log          []string      `json:"log,omitempty"`
+	Checks       []CheckResult `json:"checks,omitempty"`
+	Observations []Observation `json:"observations,omitempty"`
 }
 
 // MarshalJSON writes Duration as duration_ms and nil slices as [].
@@ -206,6 +235,8 @@ func (s ScenarioResult) MarshalJSON() ([]byte, error) {
 		DurationMS:   millis(s.Duration),
 		Failure:      s.Failure,
 		Log:          s.Log,
+		Checks:       s.Checks,
+		Observations: s.Observations,
 	})
 }
 
@@ -225,6 +256,8 @@ func (s *ScenarioResult) UnmarshalJSON(data []byte) error {
 		Duration:     fromMillis(v.DurationMS),
 		Failure:      v.Failure,
 		Log:          v.Log,
+		Checks:       v.Checks,
+		Observations: v.Observations,
 	}
 	return nil
 }
@@ -240,6 +273,10 @@ type reportJSON struct {
 	Compliance   Compliance          `json:"compliance"`
 	Requirements []RequirementResult `json:"requirements"`
 	Scenarios    []ScenarioResult    `json:"scenarios"`
+	Observations []Observation       `json:"observations"`
+	Warnings     []string            `json:"warnings"`
+	Interrupted  bool                `json:"interrupted"`
+	Selection    string              `json:"selection,omitempty"`
 }
 
 // MarshalJSON writes Duration as duration_ms. It also fills what a
@@ -273,6 +310,10 @@ func (r Report) MarshalJSON() ([]byte, error) {
 		Compliance:   r.Compliance,
 		Requirements: reqs,
 		Scenarios:    orEmpty(r.Scenarios),
+		Observations: orEmpty(r.Observations),
+		Warnings:     orEmpty(r.Warnings),
+		Interrupted:  r.Interrupted,
+		Selection:    r.Selection,
 	})
 }
 
@@ -292,6 +333,10 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 		Compliance:   v.Compliance,
 		Requirements: v.Requirements,
 		Scenarios:    v.Scenarios,
+		Observations: v.Observations,
+		Warnings:     v.Warnings,
+		Interrupted:  v.Interrupted,
+		Selection:    v.Selection,
 	}
 	return nil
 }

@@ -301,7 +301,7 @@ func TestSummary(t *testing.T) {
 	}, started, time.Second)
 	want := Summary{
 		Requirements: map[Status]int{Pass: 1, Fail: 1, Error: 1, Skipped: 1, Unverifiable: 1, NotTested: 2},
-		Scenarios:    map[Status]int{Pass: 1, Fail: 1, Error: 1, Skipped: 1, Unverifiable: 1},
+		Scenarios:    map[Status]int{Pass: 1, Fail: 1, Error: 1, Skipped: 1, Unverifiable: 1, NotReached: 0, NotRun: 0},
 		ByArea: []AreaSummary{
 			{Prefix: "TA", Name: "Turn algorithm", Counts: map[Status]int{Pass: 1, Fail: 1, Error: 0, Skipped: 1, Unverifiable: 0, NotTested: 1}},
 			{Prefix: "HD", Name: "Hook dispatch", Counts: map[Status]int{Pass: 0, Fail: 0, Error: 1, Skipped: 0, Unverifiable: 1, NotTested: 0}},
@@ -313,8 +313,8 @@ func TestSummary(t *testing.T) {
 	}
 
 	empty := Build(testCatalog(), Kernel{}, nil, started, 0)
-	if len(empty.Summary.Requirements) != 6 || len(empty.Summary.Scenarios) != 5 {
-		t.Errorf("summary keys = %v / %v, want all six / five present", empty.Summary.Requirements, empty.Summary.Scenarios)
+	if len(empty.Summary.Requirements) != 6 || len(empty.Summary.Scenarios) != 7 {
+		t.Errorf("summary keys = %v / %v, want all six / seven present", empty.Summary.Requirements, empty.Summary.Scenarios)
 	}
 }
 
@@ -362,88 +362,88 @@ func TestCompliance(t *testing.T) {
 		{
 			name:     "everything passes",
 			statuses: allPass(nil),
-			want:     Compliance{Level: LevelAll, Complete: true, Label: "compliant at every level (MUST, SHOULD and MAY)"},
+			want:     Compliance{Level: LevelAll, Complete: true, Label: "compliant at every level (MUST, SHOULD and MAY): all 6 agent-loop requirements; the 1 deterministic-first row is reported apart fully verified"},
 		},
 		{
 			name:     "seed rows are excluded from the level",
 			statuses: allPass(map[string]Status{"DF-01": Fail}),
-			want:     Compliance{Level: LevelAll, Complete: true, Label: "compliant at every level (MUST, SHOULD and MAY)"},
+			want:     Compliance{Level: LevelAll, Complete: true, Label: "compliant at every level (MUST, SHOULD and MAY): all 6 agent-loop requirements; the 1 deterministic-first row is reported apart fully verified"},
 		},
 		{
 			name:     "an untested seed row leaves the run complete",
 			statuses: allPass(map[string]Status{"DF-01": NotTested}),
-			want:     Compliance{Level: LevelAll, Complete: true, Label: "compliant at every level (MUST, SHOULD and MAY)"},
+			want:     Compliance{Level: LevelAll, Complete: true, Label: "compliant at every level (MUST, SHOULD and MAY): all 6 agent-loop requirements; the 1 deterministic-first row is reported apart fully verified"},
 		},
 		{
 			name:     "a failing MUST is not compliant",
 			statuses: allPass(map[string]Status{"TA-02": Fail}),
-			want:     Compliance{Level: LevelNone, Complete: true, Label: "not compliant: 1 MUST requirement fails"},
+			want:     Compliance{Level: LevelNone, Complete: true, Label: "not compliant: 1 MUST requirement fails (of 6 agent-loop requirements; the 1 deterministic-first row is reported apart)"},
 			failMust: 1, failShold: 1, failAll: 1,
 		},
 		{
 			name:     "MUST failures and errors are both counted",
 			statuses: allPass(map[string]Status{"TA-01": Fail, "TA-02": Fail, "HD-01": Error}),
-			want:     Compliance{Level: LevelNone, Complete: true, Label: "not compliant: 2 MUST requirements fail, 1 MUST requirement ended in error"},
+			want:     Compliance{Level: LevelNone, Complete: true, Label: "not compliant: 2 MUST requirements fail, 1 MUST requirement ended in error (of 6 agent-loop requirements; the 1 deterministic-first row is reported apart)"},
 			failMust: 3, failShold: 3, failAll: 3,
 		},
 		{
 			name:     "a skipped MUST is a failing MUST",
 			statuses: allPass(map[string]Status{"TA-01": Skipped}),
-			want:     Compliance{Level: LevelNone, Complete: true, Label: "not compliant: 1 MUST requirement fails"},
+			want:     Compliance{Level: LevelNone, Complete: true, Label: "not compliant: 1 MUST requirement fails (of 6 agent-loop requirements; the 1 deterministic-first row is reported apart)"},
 			failMust: 1, failShold: 1, failAll: 1,
 		},
 		{
 			name:      "a failing SHOULD caps the level at must",
 			statuses:  allPass(map[string]Status{"TA-03": Fail}),
-			want:      Compliance{Level: LevelMust, Complete: true, Label: "MUST-compliant"},
+			want:      Compliance{Level: LevelMust, Complete: true, Label: "MUST-compliant (5 fully verified, 1 failing, skipped or in error below MUST, of 6 agent-loop requirements; the 1 deterministic-first row is reported apart)"},
 			failShold: 1, failAll: 1,
 		},
 		{
 			name:     "a skipped SHOULD caps the level at must",
 			statuses: allPass(map[string]Status{"TA-03": Skipped}),
-			want:     Compliance{Level: LevelMust, Complete: true, Label: "MUST-compliant"},
+			want:     Compliance{Level: LevelMust, Complete: true, Label: "MUST-compliant (5 fully verified, 1 failing, skipped or in error below MUST, of 6 agent-loop requirements; the 1 deterministic-first row is reported apart)"},
 		},
 		{
 			name:      "an erroring SHOULD caps the level at must",
 			statuses:  allPass(map[string]Status{"TA-03": Error}),
-			want:      Compliance{Level: LevelMust, Complete: true, Label: "MUST-compliant"},
+			want:      Compliance{Level: LevelMust, Complete: true, Label: "MUST-compliant (5 fully verified, 1 failing, skipped or in error below MUST, of 6 agent-loop requirements; the 1 deterministic-first row is reported apart)"},
 			failShold: 1, failAll: 1,
 		},
 		{
 			name:     "a skipped MAY caps the level at should",
 			statuses: allPass(map[string]Status{"HD-07": Skipped}),
-			want:     Compliance{Level: LevelShould, Complete: true, Label: "SHOULD-compliant"},
+			want:     Compliance{Level: LevelShould, Complete: true, Label: "SHOULD-compliant (5 fully verified, 1 failing, skipped or in error below MUST, of 6 agent-loop requirements; the 1 deterministic-first row is reported apart)"},
 		},
 		{
 			name:     "a failing MAY caps the level at should",
 			statuses: allPass(map[string]Status{"TA-05": Fail}),
-			want:     Compliance{Level: LevelShould, Complete: true, Label: "SHOULD-compliant"},
+			want:     Compliance{Level: LevelShould, Complete: true, Label: "SHOULD-compliant (5 fully verified, 1 failing, skipped or in error below MUST, of 6 agent-loop requirements; the 1 deterministic-first row is reported apart)"},
 			failAll:  1,
 		},
 		{
 			name:     "not_tested makes the label partial",
 			statuses: allPass(map[string]Status{"TA-02": NotTested, "HD-07": NotTested}),
-			want:     Compliance{Level: LevelAll, Complete: false, NotTested: 2, Label: "compliant at every level (MUST, SHOULD and MAY) on what was tested (partial: 2 of 6 requirements not tested)"},
+			want:     Compliance{Level: LevelAll, Complete: false, NotTested: 2, Label: "compliant at every level (MUST, SHOULD and MAY) on what was tested (partial: 4 fully verified, 2 not tested, of 6 agent-loop requirements; the 1 deterministic-first row is reported apart)"},
 		},
 		{
 			name:     "unverifiable is not counted as pass",
 			statuses: allPass(map[string]Status{"HD-01": Unverifiable}),
-			want:     Compliance{Level: LevelAll, Complete: false, Unverifiable: 1, Label: "compliant at every level (MUST, SHOULD and MAY) on what was tested (partial: 1 of 6 requirements not verifiable from outside)"},
+			want:     Compliance{Level: LevelAll, Complete: false, Unverifiable: 1, Label: "compliant at every level (MUST, SHOULD and MAY) on what was tested (partial: 5 fully verified, 1 not verifiable, of 6 agent-loop requirements; the 1 deterministic-first row is reported apart)"},
 		},
 		{
 			name:     "partial MUST-compliance names both gaps",
 			statuses: allPass(map[string]Status{"TA-03": Skipped, "TA-02": NotTested, "HD-01": Unverifiable}),
-			want:     Compliance{Level: LevelMust, Complete: false, NotTested: 1, Unverifiable: 1, Label: "MUST-compliant on what was tested (partial: 1 of 6 requirements not tested, 1 not verifiable from outside)"},
+			want:     Compliance{Level: LevelMust, Complete: false, NotTested: 1, Unverifiable: 1, Label: "MUST-compliant on what was tested (partial: 3 fully verified, 1 not verifiable, 1 not tested, 1 failing, skipped or in error below MUST, of 6 agent-loop requirements; the 1 deterministic-first row is reported apart)"},
 		},
 		{
 			name:     "nothing tested establishes nothing",
 			statuses: map[string]Status{},
-			want:     Compliance{Level: LevelNone, Complete: false, NotTested: 6, Label: "no compliance established: none of 6 requirements passed (6 of 6 requirements not tested)"},
+			want:     Compliance{Level: LevelNone, Complete: false, NotTested: 6, Label: "no compliance established: none of 6 agent-loop requirements; the 1 deterministic-first row is reported apart passed (partial: 6 not tested, 0 not verifiable)"},
 		},
 		{
 			name:     "only unverifiable and skipped establishes nothing",
 			statuses: map[string]Status{"HD-01": Unverifiable, "HD-07": Skipped, "DF-01": Pass},
-			want:     Compliance{Level: LevelNone, Complete: false, NotTested: 4, Unverifiable: 1, Label: "no compliance established: none of 6 requirements passed (4 of 6 requirements not tested, 1 not verifiable from outside)"},
+			want:     Compliance{Level: LevelNone, Complete: false, NotTested: 4, Unverifiable: 1, Label: "no compliance established: none of 6 agent-loop requirements; the 1 deterministic-first row is reported apart passed (partial: 4 not tested, 1 not verifiable)"},
 		},
 	}
 	for _, tt := range tests {

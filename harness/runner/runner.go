@@ -166,9 +166,11 @@ func (c *collector) results() []report.ScenarioResult {
 	return append([]report.ScenarioResult(nil), c.rows...)
 }
 
-// row decides the verdict. Order matters: a kernel fault outranks a failed
-// check (the check may have failed because of it), and a skip is only ever
-// a declared missing capability.
+// row decides the scenario's status. Order matters: a kernel fault
+// outranks a failed check (the check may have failed because of it), and a
+// skip is only ever a declared missing capability. A scenario that got to
+// its checks carries them, and each requirement's verdict comes from the
+// checks that name it (report.Build).
 func (c *collector) row(o steps.Outcome) report.ScenarioResult {
 	p, s := o.Pickle, o.State
 	var tags []string
@@ -176,6 +178,9 @@ func (c *collector) row(o steps.Outcome) report.ScenarioResult {
 		tags = append(tags, t.Name)
 	}
 	row := report.ScenarioResult{File: p.Uri, Line: c.line(p), Name: p.Name, Tags: tags, Duration: s.Elapsed()}
+	for _, ob := range s.Observations {
+		row.Observations = append(row.Observations, report.Observation{Subject: ob.Subject, What: ob.What})
+	}
 	switch {
 	case s.Fault != nil:
 		row.Status, row.Failure = report.Error, s.Fault.Error()
@@ -184,16 +189,111 @@ func (c *collector) row(o steps.Outcome) report.ScenarioResult {
 	case s.Skip != "":
 		row.Status, row.Failure = report.Skipped, s.Skip
 	case o.Err != nil && !errors.Is(o.Err, godog.ErrSkip):
-		row.Status, row.Failure = report.Fail, o.Err.Error()
-	case s.Unverifiable != "":
-		row.Status, row.Failure = report.Unverifiable, s.Unverifiable
+		// Checks never return an error to godog, so this is a setup step
+		// or the session run itself: the scenario could not be checked.
+		row.Status, row.Failure = report.Error, "the scenario could not be set up: "+o.Err.Error()
 	default:
-		row.Status = report.Pass
+		row.Checks = c.checks(p, s.Checks)
+		row.Status, row.Failure = checksStatus(row.Checks)
 	}
 	if row.Status != report.Pass {
 		row.Log = s.World.Log.Lines(c.logLines)
 	}
 	return row
+}
+
+// checks converts the step library's outcomes, resolving each step's line.
+// A check that proves none of the scenario's requirements keeps an empty
+// list, and checksStatus turns the scenario into an error.
+func (c *collector) checks(p *godog.Scenario, outs []steps.CheckOutcome) []report.CheckResult {
+	res := make([]report.CheckResult, 0, len(outs))
+	for _, o := range outs {
+		r := report.CheckResult{
+			Step: o.Step, Line: c.stepLine(p.Uri, o.StepNode),
+			Requirements: append([]string(nil), o.Proves...),
+			Status:       report.Status(o.Status), Message: o.Message,
+		}
+		res = append(res, r)
+	}
+	return res
+}
+
+// checksStatus is the scenario's status from its checks: fail if any check
+// failed; else pass if any passed; else unverifiable or not reached. A check
+// that proves none of the scenario's requirements makes the scenario an
+// error: such a scenario is malformed and its verdicts would be misplaced.
+func checksStatus(cs []report.CheckResult) (report.Status, string) {
+	var firstFail, firstUnverifiable, firstNotReached string
+	passed := false
+	for _, ch := range cs {
+		if len(ch.Requirements) == 0 {
+			return report.Error, fmt.Sprintf("line %d: the check %q proves none of the scenario's requirements", ch.Line, ch.Step)
+		}
+		switch ch.Status {
+		case report.Fail:
+			if firstFail == "" {
+				firstFail = ch.Message
+			}
+		case report.Pass:
+			passed = true
+		case report.Unverifiable:
+			if firstUnverifiable == "" {
+				firstUnverifiable = ch.Message
+			}
+		default:
+			if firstNotReached == "" {
+				firstNotReached = ch.Message
+			}
+		}
+	}
+	switch {
+	case firstFail != "":
+		return report.Fail, firstFail
+	case passed:
+		return report.Pass, ""
+	case firstUnverifiable != "":
+		return report.Unverifiable, firstUnverifiable
+	case firstNotReached != "":
+		return report.NotReached, firstNotReached
+	}
+	return report.Error, "the scenario has no check"
+}
+
+// stepLine finds a step's line from godog's own parse.
+func (c *collector) stepLine(uri, node string) int {
+	doc := c.docs[uri]
+	if doc == nil || doc.Feature == nil || node == "" {
+		return 0
+	}
+	find := func(sts []*messages.Step) int {
+		for _, st := range sts {
+			if st.Id == node {
+				return int(st.Location.Line)
+			}
+		}
+		return 0
+	}
+	for _, ch := range doc.Feature.Children {
+		switch {
+		case ch.Background != nil:
+			if l := find(ch.Background.Steps); l > 0 {
+				return l
+			}
+		case ch.Scenario != nil:
+			if l := find(ch.Scenario.Steps); l > 0 {
+				return l
+			}
+		case ch.Rule != nil:
+			for _, rc := range ch.Rule.Children {
+				if rc.Scenario != nil {
+					if l := find(rc.Scenario.Steps); l > 0 {
+						return l
+					}
+				}
+			}
+		}
+	}
+	return 0
 }
 
 // line finds the scenario's (or example row's) line from godog's own parse.

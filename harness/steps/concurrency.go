@@ -34,17 +34,17 @@ func init() {
 		sc.Step(stepRE(`^every call to (.+) is held for (\d+) ms before it is answered$`), c.hold)
 		sc.Step(stepRE(`^the model does not support parallel tool calls$`), c.noParallel)
 
-		sc.Step(stepRE(`^(\d+) calls were in flight at the same time$`), c.barrierOpened)
-		sc.Step(stepRE(`^the calls to ("[^"]+"(?:(?:, | and | or )"[^"]+")*) ran one at a time$`), c.oneAtATime)
-		sc.Step(stepRE(`^the calls to "([^"]+)" with (\w+) "([^"]*)" ran one at a time$`), c.oneAtATimeWith)
-		sc.Step(stepRE(`^the reads, the interactive calls and the resource calls of turn (\d+) ran as separate groups in that order$`), c.groupsInOrder)
-		sc.Step(stepRE(`^the tool "([^"]+)" was invoked (\d+) times?$`), func(tool string, n int) error {
+		sc.Step(stepRE(`^(\d+) calls were in flight at the same time$`), s.proves(c.barrierOpened, "PA-07", "TA-14", "TA-16", "TA-29"))
+		sc.Step(stepRE(`^the calls to ("[^"]+"(?:(?:, | and | or )"[^"]+")*) ran one at a time$`), s.proves(c.oneAtATime, "PA-07", "TA-14", "TA-15", "TA-16", "TA-28", "TA-29", "TA-30"))
+		sc.Step(stepRE(`^the calls to "([^"]+)" with (\w+) "([^"]*)" ran one at a time$`), s.proves(c.oneAtATimeWith, "TA-16"))
+		sc.Step(stepRE(`^the reads, the interactive calls and the resource calls of turn (\d+) ran as separate groups in that order$`), s.proves(c.groupsInOrder, "PA-07", "TA-14"))
+		sc.Step(stepRE(`^the tool "([^"]+)" was invoked (\d+) times?$`), s.proves(func(tool string, n int) error {
 			return s.invokedTimes(s.SessionID, tool, n)
-		})
-		sc.Step(stepRE(`^the tool "([^"]+)" was never invoked$`), func(tool string) error {
+		}, "DF-01", "DF-03", "DF-05", "DF-09", "DF-10", "ER-11", "PA-01", "PA-02", "PA-03", "PA-04", "PA-10", "PA-12", "PA-14", "PA-16", "PA-18", "PA-19", "TA-14", "TA-15", "TA-16", "TA-26", "TA-27", "TA-29", "TA-30"))
+		sc.Step(stepRE(`^the tool "([^"]+)" was never invoked$`), s.proves(func(tool string) error {
 			return s.invokedTimes(s.SessionID, tool, 0)
-		})
-		sc.Step(stepRE(`^the frontend received (\d+) interactive requests? for "([^"]+)"$`), c.interactiveCount)
+		}, "DF-03", "DF-04", "DF-05", "PA-01", "PA-02", "PA-03", "PA-04", "PA-06", "PA-08", "PA-14"))
+		sc.Step(stepRE(`^the frontend received (\d+) interactive requests? for "([^"]+)"$`), s.proves(c.interactiveCount, "ER-11", "PA-07", "PA-10", "TA-28"))
 	})
 }
 

@@ -34,13 +34,13 @@ func init() {
 		sc.Step(stepRE(`^model request (\d+) reports usage of (.+)$`), s.requestUsage)
 		sc.Step(stepRE(`^the token weights are (\S+) per output token and (\S+) per input token, with a budget of (\S+) weighted tokens$`), s.tokenWeights)
 
-		sc.Step(stepRE(`^every cost report matches the declared pricing$`), s.costsMatchPricing)
-		sc.Step(stepRE(`^the reported costs add up to the session's total cost$`), s.costsAddUp)
-		sc.Step(stepRE(`^the kernel reported a cost of \$(\S+) for model request (\d+)$`), s.costOfRequest)
-		sc.Step(stepRE(`^the post-model-response payloads carried the cost of each reply$`), s.postModelResponseCosts)
-		sc.Step(stepRE(`^the cost of each reply was reported before the next turn started$`), s.costReportedBeforeNextTurn)
-		sc.Step(stepRE(`^the kernel refused the session config before the session started$`), s.refusedBeforeStart)
-		sc.Step(stepRE(`^every cost report carries the weighted tokens of its usage$`), s.weightedTokensReported)
+		sc.Step(stepRE(`^every cost report matches the declared pricing$`), s.proves(s.costsMatchPricing, "TA-06", "TA-25"))
+		sc.Step(stepRE(`^the reported costs add up to the session's total cost$`), s.proves(s.costsAddUp, "TA-06", "TA-24", "TA-25"))
+		sc.Step(stepRE(`^the kernel reported a cost of \$(\S+) for model request (\d+)$`), s.proves(s.costOfRequest, "TA-06", "TA-24", "TA-25"))
+		sc.Step(stepRE(`^the post-model-response payloads carried the cost of each reply$`), s.proves(s.postModelResponseCosts, "TA-06"))
+		sc.Step(stepRE(`^the cost of each reply was reported before the next turn started$`), s.proves(s.costReportedBeforeNextTurn, "TA-23"))
+		sc.Step(stepRE(`^the kernel refused the session config before the session started$`), s.proves(s.refusedBeforeStart, "TA-25"))
+		sc.Step(stepRE(`^every cost report carries the weighted tokens of its usage$`), s.proves(s.weightedTokensReported, "TA-05"))
 	})
 }
 

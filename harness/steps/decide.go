@@ -35,9 +35,9 @@ func init() {
 		sc.Step(stepRE(`^a second frontend connection decides "([^"]+)" with (ALLOW|DENY) before the frontend answers (ALLOW|DENY)$`), d.decideFirst)
 		sc.Step(stepRE(`^a second frontend connection decides "([^"]+)" with (ALLOW|DENY) while the tool runs$`), d.decideWhileRunning)
 		// Checks.
-		sc.Step(stepRE(`^the second frontend connection's decision on "([^"]+)" was rejected as an invalid client event$`), d.rejected)
-		sc.Step(stepRE(`^the second frontend connection's decision on "([^"]+)" was accepted$`), d.accepted)
-		sc.Step(stepRE(`^the frontend's late answer about "([^"]+)" was withdrawn by the kernel or rejected with a frontend_error event naming connection "primary"$`), d.lateAnswerRefused)
+		sc.Step(stepRE(`^the second frontend connection's decision on "([^"]+)" was rejected as an invalid client event$`), s.proves(d.rejected, "PA-16"))
+		sc.Step(stepRE(`^the second frontend connection's decision on "([^"]+)" was accepted$`), s.proves(d.accepted, "PA-16"))
+		sc.Step(stepRE(`^the frontend's late answer about "([^"]+)" was withdrawn by the kernel or rejected with a frontend_error event naming connection "primary"$`), s.proves(d.lateAnswerRefused, "PA-16"))
 	})
 }
 

@@ -23,8 +23,8 @@ func init() {
 		// Setup.
 		sc.Step(stepRE(`^a second frontend connection answers the interactive tool "([^"]+)" with "([^"]*)" before the frontend answers "([^"]*)"$`), d.answerFirst)
 		// Checks.
-		sc.Step(stepRE(`^the second frontend connection's answer to "([^"]+)" was accepted$`), d.accepted)
-		sc.Step(stepRE(`^the frontend's late interactive answer to "([^"]+)" was withdrawn by the kernel or rejected with a frontend_error event naming connection "primary"$`), d.lateAnswerRefused)
+		sc.Step(stepRE(`^the second frontend connection's answer to "([^"]+)" was accepted$`), s.proves(d.accepted, "PA-16"))
+		sc.Step(stepRE(`^the frontend's late interactive answer to "([^"]+)" was withdrawn by the kernel or rejected with a frontend_error event naming connection "primary"$`), s.proves(d.lateAnswerRefused, "PA-16"))
 	})
 }
 

@@ -37,12 +37,12 @@ func init() {
 		})
 		sc.Step(stepRE(`^the tool "([^"]+)" is marked terminates_turn$`), s.terminatesTurn)
 
-		sc.Step(stepRE(`^the doom-loop detector fired after between 3 and 5 identical calls, as the kernel declares$`), s.defaultThresholdObserved)
-		sc.Step(stepRE(`^the session ends with the kernel's doom-loop status$`), s.doomStatus)
-		sc.Step(stepRE(`^the kernel asked the model whether the session is looping$`), s.loopCheckAsked)
-		sc.Step(stepRE(`^the session took the limit path before its turn bound$`), s.limitBeforeTurnBound)
-		sc.Step(stepRE(`^the session reached its turn bound$`), s.reachedTurnBound)
-		sc.Step(stepRE(`^the post-tool-call hook saw the call to "([^"]+)"$`), s.postToolCallSaw)
+		sc.Step(stepRE(`^the doom-loop detector fired after between 3 and 5 identical calls, as the kernel declares$`), s.proves(s.defaultThresholdObserved, "TA-12"))
+		sc.Step(stepRE(`^the session ends with the kernel's doom-loop status$`), s.proves(s.doomStatus, "TA-12", "TA-13", "TA-26"))
+		sc.Step(stepRE(`^the kernel asked the model whether the session is looping$`), s.proves(s.loopCheckAsked, "TA-13"))
+		sc.Step(stepRE(`^the session took the limit path before its turn bound$`), s.proves(s.limitBeforeTurnBound, "TA-13"))
+		sc.Step(stepRE(`^the session reached its turn bound$`), s.proves(s.reachedTurnBound, "TA-13"))
+		sc.Step(stepRE(`^the post-tool-call hook saw the call to "([^"]+)"$`), s.proves(s.postToolCallSaw, "TA-11", "TA-27"))
 	})
 }
 

@@ -39,11 +39,11 @@ import (
 
 func init() {
 	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
-		sc.Step(stepRE(`^every turn follows the documented step order$`), func() error { return s.invariant(invGrammar) })
-		sc.Step(stepRE(`^the model was asked no more than max_turns \+ 1 times$`), func() error { return s.invariant(invCount) })
-		sc.Step(stepRE(`^a fired bound was followed by exactly one tool-less request, and the status names the bound that fired first$`), func() error { return s.invariant(invBound) })
-		sc.Step(stepRE(`^the doom-loop detector fired exactly when the last calls were identical, never earlier$`), func() error { return s.invariant(invDoom) })
-		sc.Step(stepRE(`^the session ended exactly once$`), func() error { return s.invariant(invOnce) })
+		sc.Step(stepRE(`^every turn follows the documented step order$`), s.proves(func() error { return s.invariant(invGrammar) }, "TA-01"))
+		sc.Step(stepRE(`^the model was asked no more than max_turns \+ 1 times$`), s.proves(func() error { return s.invariant(invCount) }, "TA-02"))
+		sc.Step(stepRE(`^a fired bound was followed by exactly one tool-less request, and the status names the bound that fired first$`), s.proves(func() error { return s.invariant(invBound) }, "TA-08", "TA-19", "TA-21"))
+		sc.Step(stepRE(`^the doom-loop detector fired exactly when the last calls were identical, never earlier$`), s.proves(func() error { return s.invariant(invDoom) }, "TA-12", "TA-26"))
+		sc.Step(stepRE(`^the session ended exactly once$`), s.proves(func() error { return s.invariant(invOnce) }, "TA-18"))
 	})
 }
 

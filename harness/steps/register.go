@@ -24,10 +24,15 @@ var areaSteps []func(s *Scenario, sc *godog.ScenarioContext)
 func Register(sc *godog.ScenarioContext, env *Env, done func(Outcome)) {
 	s := newScenario(env)
 	sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+		s.setTags(p)
 		if reason := capabilitySkip(env, p); reason != "" {
 			s.Skip = reason
 			return ctx, godog.ErrSkip
 		}
+		return ctx, nil
+	})
+	sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
+		s.step = st
 		return ctx, nil
 	})
 	sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
@@ -59,39 +64,39 @@ func Register(sc *godog.ScenarioContext, env *Env, done func(Outcome)) {
 	sc.Step(stepRE(`^the session runs$`), s.sessionRuns)
 
 	// Checks.
-	sc.Step(stepRE(`^the session ends with status "([^"]+)"$`), s.sessionEndsWith)
-	sc.Step(stepRE(`^the model was asked (\d+) times?$`), s.modelAsked)
-	sc.Step(stepRE(`^model request (\d+) offered no tools$`), s.requestOfferedNoTools)
-	sc.Step(stepRE(`^model request (\d+) carried an instruction the harness did not send$`), s.requestCarriedInstruction)
-	sc.Step(stepRE(`^model request (\d+) still holds the results of every earlier tool call$`), s.requestHoldsEarlierResults)
-	sc.Step(stepRE(`^no tool ran after model request (\d+)$`), s.noInvokeAfter)
-	sc.Step(stepRE(`^the requests of turn (\d+) arrived in this order:$`), func(n string, t *godog.Table) error {
+	sc.Step(stepRE(`^the session ends with status "([^"]+)"$`), s.proves(s.sessionEndsWith, "DF-01", "DF-02", "DF-03", "DF-04", "DF-05", "DF-06", "DF-07", "DF-08", "DF-09", "DF-10", "ER-01", "ER-02", "ER-04", "ER-05", "ER-06", "ER-07", "HD-01", "HD-02", "HD-04", "HD-05", "HD-06", "HD-07", "HD-08", "HD-09", "HD-10", "HD-11", "HD-12", "HD-13", "HD-14", "HD-15", "HD-16", "HD-17", "PA-03", "PA-04", "PA-07", "PA-12", "SA-01", "SA-03", "SA-08", "SA-11", "SA-14", "TA-01", "TA-02", "TA-03", "TA-04", "TA-05", "TA-08", "TA-09", "TA-10", "TA-11", "TA-12", "TA-14", "TA-15", "TA-17", "TA-18", "TA-19", "TA-20", "TA-21", "TA-22", "TA-26", "TA-27"))
+	sc.Step(stepRE(`^the model was asked (\d+) times?$`), s.proves(s.modelAsked, "DF-01", "DF-07", "ER-01", "ER-02", "ER-05", "ER-06", "HD-03", "HD-09", "HD-10", "HD-14", "PA-05", "TA-02", "TA-03", "TA-04", "TA-05", "TA-06", "TA-08", "TA-09", "TA-10", "TA-11", "TA-12", "TA-19", "TA-20", "TA-21", "TA-22", "TA-26", "TA-27"))
+	sc.Step(stepRE(`^model request (\d+) offered no tools$`), s.proves(s.requestOfferedNoTools, "PA-05", "TA-02", "TA-03", "TA-04", "TA-05", "TA-08", "TA-12", "TA-19", "TA-20", "TA-21", "TA-22", "TA-26"))
+	sc.Step(stepRE(`^model request (\d+) carried an instruction the harness did not send$`), s.proves(s.requestCarriedInstruction, "PA-05", "TA-02", "TA-03", "TA-04", "TA-05", "TA-08", "TA-12", "TA-19", "TA-20", "TA-21", "TA-26"))
+	sc.Step(stepRE(`^model request (\d+) still holds the results of every earlier tool call$`), s.proves(s.requestHoldsEarlierResults, "TA-02", "TA-03", "TA-04", "TA-08", "TA-12", "TA-19", "TA-20", "TA-21", "TA-26"))
+	sc.Step(stepRE(`^no tool ran after model request (\d+)$`), s.proves(s.noInvokeAfter, "PA-05", "TA-02", "TA-03", "TA-04", "TA-08", "TA-19", "TA-20", "TA-21"))
+	sc.Step(stepRE(`^the requests of turn (\d+) arrived in this order:$`), s.proves(func(n string, t *godog.Table) error {
 		var want []string
 		for _, r := range t.Rows {
 			want = append(want, strings.TrimSpace(r.Cells[0].Value))
 		}
 		return s.turnOrder(n, want)
-	})
-	sc.Step(stepRE(`^turn (\d+) started with "([^"]+)"$`), s.turnStartsWith)
-	sc.Step(stepRE(`^model request (\d+) ends with the assistant message of request (\d+) followed by one result for each of its calls$`), s.requestEndsWithResults)
-	sc.Step(stepRE(`^no (.+) hook was dispatched$`), s.pointsNeverDispatched)
-	sc.Step(stepRE(`^"([^"]+)" was dispatched exactly once(, before the first context assemble|, after the last model request)?$`), s.dispatchedOnce)
-	sc.Step(stepRE(`^the session-end payload carries the final status$`), s.sessionEndPayloadStatus)
-	sc.Step(stepRE(`^the last session_meta row carries the final status$`), s.lastMetaStatus)
-	sc.Step(stepRE(`^the final message says "([^"]*)"$`), s.finalMessageSays)
+	}, "TA-01"))
+	sc.Step(stepRE(`^turn (\d+) started with "([^"]+)"$`), s.proves(s.turnStartsWith, "TA-01"))
+	sc.Step(stepRE(`^model request (\d+) ends with the assistant message of request (\d+) followed by one result for each of its calls$`), s.proves(s.requestEndsWithResults, "TA-01"))
+	sc.Step(stepRE(`^no (.+) hook was dispatched$`), s.proves(s.pointsNeverDispatched, "TA-10"))
+	sc.Step(stepRE(`^"([^"]+)" was dispatched exactly once(, before the first context assemble|, after the last model request)?$`), s.proves(s.dispatchedOnce, "TA-10", "TA-18"))
+	sc.Step(stepRE(`^the session-end payload carries the final status$`), s.proves(s.sessionEndPayloadStatus, "TA-18", "TA-21"))
+	sc.Step(stepRE(`^the last session_meta row carries the final status$`), s.proves(s.lastMetaStatus, "TA-18", "TA-21"))
+	sc.Step(stepRE(`^the final message says "([^"]*)"$`), s.proves(s.finalMessageSays, "DF-01", "TA-10", "TA-27"))
 
 	// Trace (TA-17).
-	sc.Step(stepRE(`^the trace has one turn span per turn$`), s.turnSpanCount)
-	sc.Step(stepRE(`^every model request lies inside a model_call span within its turn span$`), func() error {
+	sc.Step(stepRE(`^the trace has one turn span per turn$`), s.proves(s.turnSpanCount, "TA-17"))
+	sc.Step(stepRE(`^every model request lies inside a model_call span within its turn span$`), s.proves(func() error {
 		return s.coveredBy("model/stream", "model_call")
-	})
-	sc.Step(stepRE(`^every tool invoke lies inside a tool_execution span within its turn span$`), func() error {
+	}, "TA-17"))
+	sc.Step(stepRE(`^every tool invoke lies inside a tool_execution span within its turn span$`), s.proves(func() error {
 		return s.coveredBy("tool/invoke", "tool_execution")
-	})
-	sc.Step(stepRE(`^every interactive call lies inside a tool_execution span within its turn span$`), func() error {
+	}, "TA-17"))
+	sc.Step(stepRE(`^every interactive call lies inside a tool_execution span within its turn span$`), s.proves(func() error {
 		return s.coveredBy("frontend/interactive", "tool_execution")
-	})
-	sc.Step(stepRE(`^a policy_chain span in each turn ends before "([^"]+)" is applied$`), s.policyChainBeforeApply)
+	}, "TA-17"))
+	sc.Step(stepRE(`^a policy_chain span in each turn ends before "([^"]+)" is applied$`), s.proves(s.policyChainBeforeApply, "TA-17"))
 
 	for _, reg := range areaSteps {
 		reg(s, sc)

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cucumber/godog"
+
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/harness/driver"
 	"github.com/agentconform/conform/spec/wire"
@@ -39,9 +41,15 @@ type Scenario struct {
 	Rejected *driver.ConfigRejected
 	// Fault is set when the kernel broke the protocol: verdict error.
 	Fault error
-	// Skip and Unverifiable carry the reason for those verdicts.
-	Skip         string
-	Unverifiable string
+	// Skip carries the reason the scenario was skipped.
+	Skip string
+	// Checks are the outcomes of the scenario's checks, in step order.
+	Checks []CheckOutcome
+	// Observations are recorded without judging (observe).
+	Observations []Observation
+
+	tagged map[string]bool // the scenario's tags, without "@"
+	step   *godog.Step     // the step being run
 
 	started, ended time.Time
 

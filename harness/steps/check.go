@@ -1,0 +1,155 @@
+package steps
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/cucumber/godog"
+)
+
+// A check is a step whose assertion proves one or more requirements. Every
+// check names them where it is registered (proves), so a requirement's
+// verdict comes only from the checks that name it: a failing check of TA-08
+// never fails TA-20 just because both are tagged on one scenario.
+//
+// Checks never stop a scenario. Each records its outcome and returns nil to
+// godog, so every check of a scenario runs and is reported, the way
+// fstest.TestFS collects every failure instead of stopping at the first.
+// Setup steps still stop the scenario when they fail: a broken scenario is a
+// harness error, not a verdict.
+
+// CheckStatus is the outcome of one check.
+type CheckStatus string
+
+// Check outcomes.
+const (
+	CheckPass CheckStatus = "pass"
+	CheckFail CheckStatus = "fail"
+	// CheckNotReached: the check could not be evaluated because the session
+	// never reached the point it looks at (often because of another
+	// requirement's failure). Never a pass, never a fail.
+	CheckNotReached CheckStatus = "not_reached"
+	// CheckUnverifiable: what the check looks at cannot be observed over the
+	// wire in this run. Never a pass.
+	CheckUnverifiable CheckStatus = "unverifiable"
+)
+
+// CheckOutcome is one check's result in one scenario.
+type CheckOutcome struct {
+	// Step is the step text as written in the scenario.
+	Step string
+	// StepNode is the Gherkin AST node id of the step, for its line.
+	StepNode string
+	// Proves is the requirement IDs the check's assertion proves in this
+	// scenario: the IDs its registration names that the scenario is tagged
+	// with. Empty means the check proves none of the scenario's
+	// requirements, which is a defect of the scenario.
+	Proves []string
+	// Declared is every ID the registration names.
+	Declared []string
+	Status   CheckStatus
+	Message  string
+}
+
+// notReachedError marks a check whose subject never happened.
+type notReachedError struct{ why string }
+
+func (e *notReachedError) Error() string { return e.why }
+
+// notReached says the check cannot be evaluated: what it looks at (the nth
+// request, a final-answer turn, an optional field) is not there.
+func notReached(format string, args ...any) error {
+	return &notReachedError{why: fmt.Sprintf(format, args...)}
+}
+
+// unverifiableError marks a check that cannot see its subject over the wire.
+type unverifiableError struct{ why string }
+
+func (e *unverifiableError) Error() string { return e.why }
+
+func unverifiable(format string, args ...any) error {
+	return &unverifiableError{why: fmt.Sprintf(format, args...)}
+}
+
+// classify turns a check's returned error into its outcome.
+func classify(err error) (CheckStatus, string) {
+	var nr *notReachedError
+	var uv *unverifiableError
+	switch {
+	case err == nil:
+		return CheckPass, ""
+	case errors.As(err, &nr):
+		return CheckNotReached, err.Error()
+	case errors.As(err, &uv):
+		return CheckUnverifiable, err.Error()
+	default:
+		return CheckFail, err.Error()
+	}
+}
+
+var errorType = reflect.TypeFor[error]()
+
+// proves wraps a check function so that its outcome is recorded against the
+// requirement IDs named here, and the scenario goes on whatever the outcome.
+// fn may have any signature godog accepts for a step returning error; the
+// wrapper has the same parameters, so godog converts the step's arguments as
+// before.
+func (s *Scenario) proves(fn any, ids ...string) any {
+	if len(ids) == 0 {
+		panic("steps: a check must name the requirements it proves")
+	}
+	v := reflect.ValueOf(fn)
+	t := v.Type()
+	if t.Kind() != reflect.Func || t.NumOut() != 1 || t.Out(0) != errorType {
+		panic(fmt.Sprintf("steps: a check must be a func returning error, got %T", fn))
+	}
+	declared := slices.Clone(ids)
+	return reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
+		out := v.Call(args)
+		err, _ := out[0].Interface().(error)
+		s.record(declared, err)
+		return []reflect.Value{reflect.Zero(errorType)}
+	}).Interface()
+}
+
+// record files one check's outcome under the current step.
+func (s *Scenario) record(declared []string, err error) {
+	status, msg := classify(err)
+	o := CheckOutcome{Declared: declared, Status: status, Message: msg}
+	if s.step != nil {
+		o.Step = s.step.Text
+		if len(s.step.AstNodeIds) > 0 {
+			o.StepNode = s.step.AstNodeIds[0]
+		}
+	}
+	for _, id := range declared {
+		if s.tagged[id] {
+			o.Proves = append(o.Proves, id)
+		}
+	}
+	s.Checks = append(s.Checks, o)
+}
+
+// setTags remembers the scenario's requirement tags for attribution.
+func (s *Scenario) setTags(p *godog.Scenario) {
+	s.tagged = map[string]bool{}
+	for _, t := range p.Tags {
+		s.tagged[strings.TrimPrefix(t.Name, "@")] = true
+	}
+}
+
+// Observation is behaviour the specification says to record without
+// judging. It never changes a verdict.
+type Observation struct {
+	// Subject is the requirement ID or ambiguity (A-xx) it relates to.
+	Subject string
+	What    string
+}
+
+// observe records what was seen about subject.
+func (s *Scenario) observe(subject, format string, args ...any) {
+	s.Observations = append(s.Observations, Observation{Subject: subject, What: fmt.Sprintf(format, args...)})
+}
