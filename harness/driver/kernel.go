@@ -52,6 +52,12 @@ type route struct {
 
 // Start launches a kernel and runs the initialize handshake.
 func Start(ctx context.Context, l adapter.Launcher, timeout time.Duration) (*Kernel, error) {
+	return start(ctx, l, timeout, "")
+}
+
+// start names the initialize timeout's setting (timeoutName) when the
+// kernel does not answer in time: the scenario timeout does not apply yet.
+func start(ctx context.Context, l adapter.Launcher, timeout time.Duration, timeoutName string) (*Kernel, error) {
 	ep, err := l.Launch(ctx)
 	if err != nil {
 		return nil, err
@@ -74,6 +80,16 @@ func Start(ctx context.Context, l adapter.Launcher, timeout time.Duration) (*Ker
 	}
 	if err != nil {
 		f := k.explain(err, "initialize")
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			limit := timeout.String()
+			if timeoutName != "" {
+				limit += ", " + timeoutName
+			}
+			f.What = fmt.Sprintf("no answer to initialize within %s: the kernel hangs or starts too slowly", limit)
+			if fs := k.Faults(); len(fs) > 0 {
+				f.What += "; " + strings.Join(fs, "; ")
+			}
+		}
 		k.Close()
 		return nil, f
 	}
@@ -152,6 +168,9 @@ func (k *Kernel) exitText(method string) string {
 			return fmt.Sprintf("connection broke during %s: %v", method, err)
 		}
 		return fmt.Sprintf("kernel closed its output during %s", method)
+	}
+	if held := k.ep.OutputHeld(); held != "" {
+		return held
 	}
 	if err := k.ep.ExitErr(); err != nil {
 		return fmt.Sprintf("kernel exited during %s (%v)", method, err)

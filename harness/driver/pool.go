@@ -13,6 +13,9 @@ import (
 type Pool struct {
 	Launcher    adapter.Launcher
 	InitTimeout time.Duration
+	// InitTimeoutName, when set, is how the user sets InitTimeout (a CLI
+	// flag); a kernel that does not answer initialize in time is told so.
+	InitTimeoutName string
 
 	mu     sync.Mutex
 	idle   []*Kernel
@@ -39,7 +42,7 @@ func (p *Pool) Get(ctx context.Context) (*Kernel, error) {
 		go k.Close()
 	}
 	p.mu.Unlock()
-	k, err := Start(ctx, p.Launcher, p.InitTimeout)
+	k, err := start(ctx, p.Launcher, p.InitTimeout, p.InitTimeoutName)
 	if err != nil {
 		return nil, err
 	}
