@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentconform/conform/harness/adapter"
 	"github.com/agentconform/conform/harness/fuzz"
 )
 
@@ -56,7 +55,7 @@ did not, 2 on a usage or harness error, 3 when interrupted.`,
 	fl.StringVar(&f.kernel, "kernel", "", `kernel adapter command, e.g. "python3 kernel.py" (default: the embedded reference kernel)`)
 	fl.IntVar(&f.cases, "cases", fuzz.DefaultCases, "number of sessions to generate")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the generator (0: a random one, printed)")
-	fl.StringVar(&f.out, "out", "conform-fuzz", "folder under which the shrunk failing case is written (in seed-<seed>/)")
+	fl.StringVar(&f.out, "out", "conform-fuzz", "folder under which the shrunk failing case is written (in seed-<seed>/), relative to the current folder")
 	fl.BoolVar(&f.realTime, "real-time", true, "also generate wall-clock cases that take real time (a tenth of a second or so each)")
 	fl.DurationVar(&f.shrink, "shrink-time", 30*time.Second, "time spent shrinking a failure")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "time one session may take before the kernel is declared hung")
@@ -65,13 +64,17 @@ did not, 2 on a usage or harness error, 3 when interrupted.`,
 }
 
 func runFuzz(cmd *cobra.Command, f fuzzFlags) error {
-	var l adapter.Launcher = embeddedKernel()
-	if f.kernel != "" {
-		argv, err := adapter.ParseCommand(f.kernel)
-		if err != nil {
-			return &exitError{exitUsage, err}
-		}
-		l = adapter.Subprocess{Argv: argv}
+	switch {
+	case f.cases < 1:
+		return usage("--cases must be at least 1, not %d", f.cases)
+	case f.timeout <= 0:
+		return usage("--timeout must be positive, not %v", f.timeout)
+	case f.shrink <= 0:
+		return usage("--shrink-time must be positive, not %v", f.shrink)
+	}
+	l, err := launcher(cmd, f.kernel)
+	if err != nil {
+		return err
 	}
 	opt := fuzz.Options{Launcher: l, Cases: f.cases, Seed: f.seed, RealTime: f.realTime,
 		OutDir: f.out, ShrinkTime: f.shrink, ScenarioTimeout: f.timeout}

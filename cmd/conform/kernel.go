@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +17,24 @@ import (
 // wire protocol a subprocess kernel speaks.
 func embeddedKernel() adapter.Launcher {
 	return adapter.InProcess{Name: "conform reference kernel", Serve: serveReference}
+}
+
+// launcher is the kernel the --kernel flag names. Only an absent flag means
+// the embedded reference kernel: an empty value is most often an unset
+// variable in a CI script, and checking the reference kernel instead would
+// pass a gate that checked nothing of the user's.
+func launcher(cmd *cobra.Command, kernel string) (adapter.Launcher, error) {
+	if !cmd.Flags().Changed("kernel") {
+		return embeddedKernel(), nil
+	}
+	if strings.TrimSpace(kernel) == "" {
+		return nil, usage("--kernel is empty; give the kernel's command, or leave the flag out to check the embedded reference kernel")
+	}
+	argv, err := adapter.ParseCommand(kernel)
+	if err != nil {
+		return nil, usage("--kernel: %v", err)
+	}
+	return adapter.Subprocess{Argv: argv}, nil
 }
 
 func serveReference(ctx context.Context, in io.Reader, out io.Writer) error {

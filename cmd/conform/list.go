@@ -47,6 +47,9 @@ func newListCmd() *cobra.Command {
 			if err != nil {
 				return &exitError{exitUsage, err}
 			}
+			if err := checkArea(cat, area); err != nil {
+				return err
+			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 2, 2, ' ', 0)
 			fmt.Fprintln(w, "ID\tLEVEL\tMATRIX\tSCENARIOS\tTITLE")
 			covered := 0
@@ -72,6 +75,22 @@ func newListCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&area, "area", "", "only this area (TA, HD, PA, SA, ER, DF)")
 	return cmd
+}
+
+// checkArea refuses an area the catalog does not declare: an empty list
+// would read as "nothing to cover".
+func checkArea(cat *spec.Catalog, area string) error {
+	if area == "" {
+		return nil
+	}
+	known := make([]string, len(cat.Areas))
+	for i, a := range cat.Areas {
+		if strings.EqualFold(a.Prefix, area) {
+			return nil
+		}
+		known[i] = a.Prefix
+	}
+	return usage("--area %q is not an area; the areas are %s", area, strings.Join(known, ", "))
 }
 
 func newExplainCmd() *cobra.Command {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -23,18 +25,32 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 
 func main() {
+	os.Exit(execute(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// execute runs the command line args and returns the exit code; tests call
+// it in-process.
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd()
-	err := root.Execute()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
 	if err == nil {
-		os.Exit(exitOK)
+		return exitOK
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil && ee.code != exitFailed {
-			fmt.Fprintln(os.Stderr, "conform:", ee.err)
+			fmt.Fprintln(stderr, "conform:", ee.err)
 		}
-		os.Exit(ee.code)
+		return ee.code
 	}
-	fmt.Fprintln(os.Stderr, "conform:", err)
-	os.Exit(exitUsage)
+	fmt.Fprintln(stderr, "conform:", err)
+	return exitUsage
+}
+
+// usage is a usage error (exit 2).
+func usage(format string, args ...any) error {
+	return &exitError{exitUsage, fmt.Errorf(format, args...)}
 }

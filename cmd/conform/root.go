@@ -1,7 +1,11 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
+
+	"github.com/agentconform/conform/harness/runner"
 )
 
 func newRootCmd() *cobra.Command {
@@ -15,6 +19,9 @@ frontend providers, drives the kernel over the conform.wire/v1 protocol
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newListCmd(), newExplainCmd(), newKernelCmd(), newFuzzCmd())
+	root.Version = runner.Version
+	// The template is fixed text: escape what text/template would read.
+	root.SetVersionTemplate(strings.ReplaceAll(versionText(), "{{", "{{`{{`}}"))
+	root.AddCommand(newRunCmd(), newListCmd(), newExplainCmd(), newKernelCmd(), newFuzzCmd(), newVersionCmd())
 	return root
 }

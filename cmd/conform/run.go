@@ -3,15 +3,16 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentconform/conform/harness/adapter"
+	"github.com/agentconform/conform/features"
+	"github.com/agentconform/conform/harness/driver"
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/runner"
 )
@@ -21,7 +22,7 @@ type runFlags struct {
 	jsonOut, junitOut, mdOut string
 	features                 string
 	jobs                     int
-	timeout                  time.Duration
+	timeout, initTimeout     time.Duration
 	quiet                    bool
 }
 
@@ -34,54 +35,84 @@ func newRunCmd() *cobra.Command {
 
 Without --kernel, the embedded reference kernel is checked in-process. With
 --kernel "CMD ARGS", the command is started as a subprocess that speaks
-conform.wire/v1 on stdin/stdout.
+conform.wire/v1 on stdin/stdout; an empty --kernel is a usage error.
+
+Everything the run needs is checked before a kernel starts: the flags, the
+tag expression (it must parse and select at least one scenario), the
+feature files and the report paths (their folders are created).
 
 Exit status: 0 when no checked requirement at the --require level fails or
-errs; 1 when one does; 2 on a usage or harness error; 3 when the run was
-interrupted before every scenario had a verdict. Requirements no scenario
-covers yet are reported as not_tested and do not fail the run, but the
-compliance label always says how many there are.`,
+errs; 1 when one does; 2 on a usage or harness error, or when a report
+could not be written; 3 when the run was interrupted before every scenario
+had a verdict. Requirements no scenario covers yet are reported as
+not_tested and do not fail the run, but the compliance label always says
+how many there are.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSuite(cmd, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.kernel, "kernel", "", `kernel adapter command, e.g. "python3 kernel.py" (default: the embedded reference kernel)`)
-	fl.StringVar(&f.tags, "tags", "", `godog tag expression selecting scenarios, e.g. "@TA-01,@TA-02" or "~@slow"`)
-	fl.StringVar(&f.require, "require", "must", "level that must pass for exit 0: must, should or all")
+	fl.StringVar(&f.tags, "tags", "", `godog tag expression selecting scenarios: "," is or, "&&" is and, "~" is not, e.g. "@TA-01,@TA-02" or "@must&&~@slow"`)
+	fl.StringVar(&f.require, "require", "must", "level that must pass for exit 0: must, should or all (any case)")
 	fl.StringVar(&f.jsonOut, "report-json", "", "write the JSON report to this file")
 	fl.StringVar(&f.junitOut, "junit", "", "write a JUnit XML report to this file")
 	fl.StringVar(&f.mdOut, "markdown", "", "write a Markdown summary to this file")
 	fl.StringVar(&f.features, "features", "", "run the .feature files under this folder instead of the embedded suite")
 	fl.IntVarP(&f.jobs, "jobs", "j", 6, "scenarios run in parallel, each on its own kernel instance (scenarios mostly wait on the kernel, so more than the core count pays)")
 	fl.DurationVar(&f.timeout, "timeout", 20*time.Second, "time one scenario's session may take before the kernel is declared hung")
+	fl.DurationVar(&f.initTimeout, "init-timeout", 10*time.Second, "time a kernel may take to start and answer initialize")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no per-scenario progress")
 	return cmd
 }
 
-func runSuite(cmd *cobra.Command, f runFlags) error {
+// checkRunFlags refuses values that used to be replaced silently.
+func checkRunFlags(f *runFlags) error {
+	f.require = strings.ToLower(strings.TrimSpace(f.require))
 	switch f.require {
 	case "must", "should", "all":
 	default:
-		return &exitError{exitUsage, fmt.Errorf("--require must be must, should or all, not %q", f.require)}
+		return usage("--require must be must, should or all, not %q", f.require)
 	}
-	var l adapter.Launcher = embeddedKernel()
-	if f.kernel != "" {
-		argv, err := adapter.ParseCommand(f.kernel)
-		if err != nil {
-			return &exitError{exitUsage, err}
+	switch {
+	case f.jobs < 1:
+		return usage("-j/--jobs must be at least 1, not %d", f.jobs)
+	case f.timeout <= 0:
+		return usage("--timeout must be positive, not %v", f.timeout)
+	case f.initTimeout <= 0:
+		return usage("--init-timeout must be positive, not %v", f.initTimeout)
+	}
+	return nil
+}
+
+func runSuite(cmd *cobra.Command, f runFlags) error {
+	if err := checkRunFlags(&f); err != nil {
+		return err
+	}
+	l, err := launcher(cmd, f.kernel)
+	if err != nil {
+		return err
+	}
+	opt := runner.Options{Launcher: l, Tags: f.tags, Concurrency: f.jobs, ScenarioTimeout: f.timeout, FS: features.FS, Root: "."}
+	if f.features != "" {
+		if opt.FS, err = featureFolder(f.features); err != nil {
+			return err
 		}
-		l = adapter.Subprocess{Argv: argv}
 	}
-	opt := runner.Options{Launcher: l, Tags: f.tags, Concurrency: f.jobs, ScenarioTimeout: f.timeout}
+	if err := checkSelection(opt, f); err != nil {
+		return err
+	}
+	outs, err := prepareReports(f)
+	if err != nil {
+		return err
+	}
 	if !f.quiet {
 		opt.Progress = cmd.ErrOrStderr()
 	}
-	if f.features != "" {
-		if _, err := os.Stat(f.features); err != nil {
-			return &exitError{exitUsage, err}
-		}
-		opt.FS, opt.Root = os.DirFS(f.features), "."
-	}
+	pool := driver.NewPool(l)
+	pool.InitTimeout, pool.InitTimeoutName = f.initTimeout, "--init-timeout"
+	defer pool.Close()
+	opt.Pool = pool
+
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r, err := runner.Run(ctx, opt)
@@ -89,45 +120,20 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	if err != nil && !incomplete {
 		return &exitError{exitUsage, err}
 	}
-	if err := writeReports(r, f); err != nil {
-		return &exitError{exitUsage, err}
-	}
+	// A report that cannot be written must not cost the others, nor the
+	// text report of a run that finished.
+	werr := writeReports(r, outs)
 	if err := report.WriteText(cmd.OutOrStdout(), r); err != nil {
-		return &exitError{exitUsage, err}
+		werr = errors.Join(werr, err)
 	}
-	if incomplete {
+	switch {
+	case werr != nil:
+		return &exitError{exitUsage, fmt.Errorf("the run finished, but not every report was written:\n%w", werr)}
+	case incomplete:
 		return &exitError{exitIncomplete, errors.New("the run was interrupted before every scenario had a verdict")}
 	}
 	if failing := r.Failing(f.require); len(failing) > 0 {
 		return &exitError{exitFailed, fmt.Errorf("%d requirements at level %s fail or err", len(failing), f.require)}
 	}
 	return nil
-}
-
-func writeReports(r *report.Report, f runFlags) error {
-	outs := []struct {
-		path  string
-		write func(io.Writer, *report.Report) error
-	}{{f.jsonOut, report.WriteJSON}, {f.junitOut, report.WriteJUnit}, {f.mdOut, report.WriteMarkdown}}
-	for _, o := range outs {
-		if o.path == "" {
-			continue
-		}
-		if err := writeFile(o.path, func(w io.Writer) error { return o.write(w, r) }); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func writeFile(path string, write func(io.Writer) error) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(fh); err != nil {
-		fh.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return fh.Close()
 }
