@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"sync"
 )
@@ -18,6 +19,11 @@ type Endpoint struct {
 
 	mu      sync.Mutex
 	exitErr error
+	// status is how a subprocess kernel ended ("status 3"), set before
+	// exited is closed; held is set when a process it started kept its
+	// stdout open after it exited.
+	status string
+	held   bool
 }
 
 // Launcher starts one kernel instance.
@@ -39,6 +45,26 @@ func (e *Endpoint) ExitErr() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.exitErr
+}
+
+// OutputHeld is, once the kernel's output has ended, "kernel exited (status
+// N); a process it started kept its output open" when the kernel process
+// exited while something it started still held its stdout (the harness then
+// ends the connection at once rather than wait for a scenario timeout), and
+// "" otherwise.
+func (e *Endpoint) OutputHeld() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.held {
+		return ""
+	}
+	return fmt.Sprintf("kernel exited (%s); a process it started kept its output open", e.status)
+}
+
+func (e *Endpoint) setHeld() {
+	e.mu.Lock()
+	e.held = true
+	e.mu.Unlock()
 }
 
 // StderrTail is the end of what the kernel wrote to stderr.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,7 +17,10 @@ import (
 type Subprocess struct {
 	Argv []string
 	Dir  string
-	Env  []string // extra environment, appended to the harness's own
+	// Env is NAME=VALUE entries given to the kernel on top of the minimal
+	// environment (MinimalEnv of conform's own); an entry replaces a
+	// passed variable of the same name.
+	Env []string
 }
 
 // ParseCommand splits a --kernel value on blanks, honouring single and double
@@ -66,9 +70,8 @@ func (s Subprocess) Describe() string { return "subprocess: " + strings.Join(s.A
 func (s Subprocess) Launch(ctx context.Context) (*Endpoint, error) {
 	cmd := exec.Command(s.Argv[0], s.Argv[1:]...)
 	cmd.Dir = s.Dir
-	if len(s.Env) > 0 {
-		cmd.Env = append(cmd.Environ(), s.Env...)
-	}
+	b := newBox()
+	cmd.Env = mergeEnv(MinimalEnv(os.Environ()), append(slices.Clone(s.Env), b.marker)...)
 	// Own process group: Close kills everything the adapter started.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdin, err := cmd.StdinPipe()
@@ -87,29 +90,46 @@ func (s Subprocess) Launch(ctx context.Context) (*Endpoint, error) {
 	// A crashed kernel's own children may keep stderr open; do not let
 	// that delay noticing the exit.
 	cmd.WaitDelay = 200 * time.Millisecond
+	enableSubreaper()
 	if err := cmd.Start(); err != nil {
 		stdout.Close()
 		stdoutW.Close()
 		return nil, fmt.Errorf("start kernel %q: %w", strings.Join(s.Argv, " "), err)
 	}
 	stdoutW.Close()
-	ep := &Endpoint{Out: stdout, In: stdin, stderr: tail, exited: make(chan struct{})}
-	go func() { ep.setExit(cmd.Wait()) }()
+	b.started(cmd.Process.Pid)
+	ep := &Endpoint{In: stdin, stderr: tail, exited: make(chan struct{})}
+	out := newOutReader(stdout, ep)
+	ep.Out = out
+	go func() {
+		err := cmd.Wait()
+		ep.mu.Lock()
+		ep.status = exitStatus(cmd.ProcessState)
+		ep.mu.Unlock()
+		out.kernelExited()
+		ep.setExit(err)
+	}()
 	var once sync.Once
+	var closeErr error
 	ep.close = func() error {
 		once.Do(func() {
+			b.record()
 			stdin.Close()
 			// A well-behaved kernel exits on EOF; give it a moment, then
-			// take the whole group down.
+			// take the whole group down, and the kernel itself should it
+			// have left its group.
 			select {
 			case <-ep.exited:
 			case <-time.After(500 * time.Millisecond):
 			}
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = cmd.Process.Kill()
 			<-ep.exited
+			closeErr = b.sweep(5 * time.Second)
+			b.release()
 			stdout.Close()
 		})
-		return nil
+		return closeErr
 	}
 	return ep, nil
 }
