@@ -71,7 +71,7 @@ func TestRepeatedKeys(t *testing.T) {
 		{`{"result":1,"RESULT":2}`, `at /: keys "result" and "RESULT" differ only in case`},
 		{`{"p":{"x":[{"k":1,"K":2}]}}`, `at /p/x/0: keys "k" and "K" differ only in case`},
 		{`{"a\/b":{"\u0061":1,"a":2}}`, `at /a~1b: key "a" appears twice`},
-		{`{"ſ":1,"S":2}`, `at /: keys "ſ" and "S" differ only in case`}, // U+017F folds to s
+		{`{"ſ":1,"S":2}`, `at /: keys "ſ" and "S" differ only in case`},                   // U+017F folds to s
 		{"{\"\u212a\":1,\"k\":2}", "at /: keys \"\u212a\" and \"k\" differ only in case"}, // Kelvin sign
 	} {
 		_, err := Canonical([]byte(tt.in))
