@@ -13,49 +13,6 @@ import (
 	"testing"
 )
 
-// partTypes binds every message part to its Go type. Parts with no content
-// (the results of session/cancel, session/continue and shutdown, and the
-// params of shutdown) are Empty.
-var partTypes = map[string]reflect.Type{
-	"initialize params":           reflect.TypeFor[InitializeParams](),
-	"initialize result":           reflect.TypeFor[InitializeResult](),
-	"session/run params":          reflect.TypeFor[RunParams](),
-	"session/run result":          reflect.TypeFor[RunSessionResult](),
-	"session/cancel params":       reflect.TypeFor[CancelParams](),
-	"session/cancel result":       reflect.TypeFor[Empty](),
-	"session/spawn params":        reflect.TypeFor[SpawnParams](),
-	"session/spawn result":        reflect.TypeFor[RunSessionResult](),
-	"session/continue params":     reflect.TypeFor[ContinueParams](),
-	"session/continue result":     reflect.TypeFor[Empty](),
-	"shutdown params":             reflect.TypeFor[Empty](),
-	"shutdown result":             reflect.TypeFor[Empty](),
-	"context/assemble params":     reflect.TypeFor[ContextAssembleParams](),
-	"context/assemble result":     reflect.TypeFor[ContextAssembleResult](),
-	"hook/dispatch params":        reflect.TypeFor[HookDispatchParams](),
-	"hook/dispatch result":        reflect.TypeFor[HookDispatchResult](),
-	"model/stream params":         reflect.TypeFor[ModelStreamParams](),
-	"model/stream result":         reflect.TypeFor[ModelStreamResult](),
-	"tool/invoke params":          reflect.TypeFor[ToolInvokeParams](),
-	"tool/invoke result":          reflect.TypeFor[ToolInvokeResult](),
-	"tool/preview params":         reflect.TypeFor[ToolPreviewParams](),
-	"tool/preview result":         reflect.TypeFor[ToolPreviewResult](),
-	"frontend/permission params":  reflect.TypeFor[PermissionParams](),
-	"frontend/permission result":  reflect.TypeFor[PermissionResult](),
-	"frontend/interactive params": reflect.TypeFor[InteractiveParams](),
-	"frontend/interactive result": reflect.TypeFor[InteractiveResult](),
-	"trace/span params":           reflect.TypeFor[Span](),
-	"cost/usage params":           reflect.TypeFor[CostUsage](),
-	"session/meta params":         reflect.TypeFor[SessionMeta](),
-	"event params":                reflect.TypeFor[Event](),
-	"$/cancelRequest params":      reflect.TypeFor[CancelRequestParams](),
-	"memory/write params":         reflect.TypeFor[MemoryWriteParams](),
-	"memory/write result":         reflect.TypeFor[Empty](),
-	"frontend/confirm params":     reflect.TypeFor[ConfirmParams](),
-	"frontend/confirm result":     reflect.TypeFor[ConfirmResult](),
-	"frontend/decide params":      reflect.TypeFor[FrontendDecideParams](),
-	"frontend/decide result":      reflect.TypeFor[FrontendDecideResult](),
-}
-
 func allParts() [][2]string {
 	var out [][2]string
 	for _, m := range Methods() {
