@@ -76,10 +76,14 @@ func (k *Kernel) Info() wire.InitializeResult {
 	caps := append([]string(nil), Capabilities...)
 	r := Readings()
 	r["plan.preview_timeout_ms"] = strconv.FormatInt(k.previewTimeout.Milliseconds(), 10)
-	return wire.InitializeResult{
+	info := wire.InitializeResult{
 		ProtocolVersion: wire.Version,
 		Kernel:          wire.Peer{Name: Name, Version: Version},
 		Capabilities:    caps,
 		Readings:        r,
 	}
+	if k.declare != nil {
+		k.declare(&info)
+	}
+	return info
 }

@@ -43,6 +43,7 @@ type Kernel struct {
 	previewTimeout time.Duration
 	store          plangate.Store
 	tree           *subagent.Tree // every live session, roots and children (spawn.go)
+	declare        func(*wire.InitializeResult)
 
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
@@ -62,6 +63,13 @@ func WithIDs(g ids.Generator) Option { return func(k *Kernel) { k.ids = g } }
 
 // WithPreviewTimeout sets the deadline of a tool/preview call.
 func WithPreviewTimeout(d time.Duration) Option { return func(k *Kernel) { k.previewTimeout = d } }
+
+// WithDeclaration edits the initialize answer: a legal variant of the
+// kernel declares another reading of an open point, or leaves a capability
+// out, exactly as a third-party kernel would.
+func WithDeclaration(f func(*wire.InitializeResult)) Option {
+	return func(k *Kernel) { k.declare = f }
+}
 
 // WithPolicyStore replaces the store of ALWAYS-scoped decisions (default:
 // one in memory for the kernel's lifetime).

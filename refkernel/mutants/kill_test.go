@@ -28,7 +28,12 @@ type Row struct {
 	Targets  []string `json:"targets"`
 	KilledBy []string `json:"killed_by"` // "TA-02 fail (bounds.feature:24)"
 	Killed   bool     `json:"killed"`
-	took     time.Duration
+	// Collateral are requirements the mutant failed besides its targets,
+	// each with the check that failed: a failing check blames only the
+	// requirements it names, so this stays empty unless a mutant really
+	// breaks more than it claims.
+	Collateral []string `json:"collateral"`
+	took       time.Duration
 }
 
 // Matrix is the whole kill matrix.
@@ -38,6 +43,8 @@ type Matrix struct {
 	// mutant targets: a scenario nobody has proven able to fail.
 	Uncovered []string `json:"uncovered"`
 	Survivors []string `json:"survivors"`
+	// Variants are the legal variants; every one must pass.
+	Variants []VariantRow `json:"variants"`
 }
 
 func run(t *testing.T, name string, parts loop.Parts, tags string) *report.Report {
@@ -126,6 +133,7 @@ func TestKillMatrix(t *testing.T) {
 	if m.Survivors == nil {
 		m.Survivors = []string{}
 	}
+	m.Variants = judgeVariants(t)
 	if *writeDir != "" {
 		if err := write(*writeDir, m); err != nil {
 			t.Fatal(err)
@@ -143,7 +151,10 @@ func judge(mu Mutant) (Row, error) {
 	if err != nil {
 		return Row{}, err
 	}
-	row := Row{Mutant: mu.Name, Breaks: mu.Breaks, Targets: mu.Targets, KilledBy: []string{}}
+	row := Row{Mutant: mu.Name, Breaks: mu.Breaks, Targets: mu.Targets, KilledBy: []string{}, Collateral: collateral(r, mu.Targets)}
+	if row.Collateral == nil {
+		row.Collateral = []string{}
+	}
 	for _, q := range r.Requirements {
 		if !slices.Contains(mu.Targets, q.ID) {
 			continue
@@ -183,10 +194,47 @@ func write(dir string, m Matrix) error {
 		if !r.Killed {
 			by = "**SURVIVED**"
 		}
+		if len(r.Collateral) > 0 {
+			by += "<br>collateral: " + strings.Join(r.Collateral, "<br>")
+		}
 		fmt.Fprintf(&sb, "| `%s` | %s | %s | %s |\n", r.Mutant, r.Breaks, strings.Join(r.Targets, " "), by)
 	}
+	sb.WriteString(variantTable(m.Variants))
 	if len(m.Uncovered) > 0 {
 		fmt.Fprintf(&sb, "\nRequirements covered by scenarios but by no mutant: %s\n", strings.Join(m.Uncovered, ", "))
 	}
 	return os.WriteFile(filepath.Join(dir, "kill-matrix.md"), []byte(sb.String()), 0o644)
+}
+
+// judgeVariants runs every legal variant; a blamed variant fails the test.
+func judgeVariants(t *testing.T) []VariantRow {
+	t.Helper()
+	vs := allVariants()
+	rows := make([]VariantRow, len(vs))
+	errs := make([]error, len(vs))
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for i, v := range vs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			rows[i], errs[i] = judgeVariant(v)
+		}()
+	}
+	wg.Wait()
+	out := []VariantRow{}
+	for i, row := range rows {
+		if errs[i] != nil {
+			t.Errorf("variant %s: %v", vs[i].Name, errs[i])
+			continue
+		}
+		t.Logf("variant %-37s %v", row.Variant, row.took.Round(time.Millisecond))
+		if !row.Passed {
+			t.Errorf("legal variant %s (%s) was blamed: %s", row.Variant, row.Reading, strings.Join(row.Blamed, "; "))
+		}
+		out = append(out, row)
+	}
+	return out
 }
