@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentconform/conform/internal/safetext"
 )
 
 // WriteJSON writes the report as indented JSON, in the shape
@@ -61,7 +63,8 @@ type junitCase struct {
 }
 
 // junitResult's body is CDATA so that failure texts and message logs keep
-// their line breaks for a person reading the file; xmlText makes it legal.
+// their line breaks for a person reading the file; safetext.Text makes it
+// legal (encoding/xml checks attributes and character data, not CDATA).
 type junitResult struct {
 	Message string `xml:"message,attr,omitempty"`
 	Type    string `xml:"type,attr,omitempty"`
@@ -75,7 +78,16 @@ type junitResult struct {
 // skipped and unverifiable scenarios are both <skipped>, the latter with the
 // message "not verifiable from outside: ...", since JUnit has no status for
 // them and neither is a pass.
+//
+// Secrets of conform's environment are redacted and every string is
+// normalised (see package safetext), so the file always parses and a CI
+// viewer shows control characters as visible escapes.
 func WriteJUnit(w io.Writer, r *Report) error {
+	return writeJUnit(w, r, safetext.EnvironRedactor())
+}
+
+func writeJUnit(w io.Writer, r *Report, secrets *safetext.Redactor) error {
+	x := xmlText{secrets}
 	byFile := make(map[string][]ScenarioResult)
 	var files []string
 	for _, s := range r.Scenarios {
@@ -87,26 +99,26 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	slices.Sort(files)
 
 	props := []junitProperty{
-		{Name: "kernel.name", Value: r.Kernel.Name},
-		{Name: "kernel.version", Value: r.Kernel.Version},
-		{Name: "protocol", Value: r.Protocol},
-		{Name: "compliance.level", Value: r.Compliance.Level},
-		{Name: "compliance.label", Value: r.Compliance.Label},
+		{Name: "kernel.name", Value: x.line(r.Kernel.Name)},
+		{Name: "kernel.version", Value: x.line(r.Kernel.Version)},
+		{Name: "protocol", Value: x.line(r.Protocol)},
+		{Name: "compliance.level", Value: x.line(r.Compliance.Level)},
+		{Name: "compliance.label", Value: x.line(r.Compliance.Label)},
 	}
 	var timestamp string
 	if !r.StartedAt.IsZero() {
 		timestamp = r.StartedAt.UTC().Format("2006-01-02T15:04:05")
 	}
 
-	out := junitSuites{Name: junitName(r)}
+	out := junitSuites{Name: x.line(junitName(r))}
 	var total time.Duration
 	for _, f := range files {
 		scs := slices.Clone(byFile[f])
 		slices.SortStableFunc(scs, compareScenarios)
-		suite := junitSuite{Name: f, Timestamp: timestamp, Properties: props}
+		suite := junitSuite{Name: x.line(f), Timestamp: timestamp, Properties: props}
 		var sum time.Duration
 		for _, s := range scs {
-			suite.Cases = append(suite.Cases, junitTestcase(s))
+			suite.Cases = append(suite.Cases, x.testcase(s))
 			suite.Tests++
 			sum += s.Duration
 			switch s.Status {
@@ -155,32 +167,35 @@ func junitName(r *Report) string {
 	return name
 }
 
-func junitTestcase(s ScenarioResult) junitCase {
+func (x xmlText) testcase(s ScenarioResult) junitCase {
+	name := s.Name
+	if len(s.Requirements) > 0 {
+		name = "[" + strings.Join(s.Requirements, " ") + "] " + s.Name
+	}
 	c := junitCase{
-		Name:      s.Name,
-		Classname: classname(s.Requirements),
-		File:      s.File,
+		Name:      x.line(name),
+		Classname: x.line(classname(s.Requirements)),
+		File:      x.line(s.File),
 		Line:      s.Line,
 		Time:      seconds(s.Duration),
 	}
-	if len(s.Requirements) > 0 {
-		c.Name = "[" + strings.Join(s.Requirements, " ") + "] " + s.Name
-	}
+	// Redacted before firstLine cuts it, so that half a secret cannot remain.
+	failure := x.secrets.Redact(s.Failure)
 	switch s.Status {
 	case Pass:
 	case Fail:
-		c.Failure = &junitResult{Message: firstLine(s.Failure, "failed"), Type: string(Fail), Body: withLog(s.Failure, s.Log)}
+		c.Failure = &junitResult{Message: x.line(firstLine(failure, "failed")), Type: string(Fail), Body: x.withLog(failure, s.Log)}
 	case Skipped:
-		c.Skipped = &junitResult{Message: firstLine(s.Failure, "skipped")}
+		c.Skipped = &junitResult{Message: x.line(firstLine(failure, "skipped"))}
 	case Unverifiable:
 		msg := reasonUnverifiable
-		if s.Failure != "" {
-			msg += ": " + s.Failure
+		if failure != "" {
+			msg += ": " + failure
 		}
-		c.Skipped = &junitResult{Message: msg}
+		c.Skipped = &junitResult{Message: x.line(msg)}
 	default:
 		// Error, and any status Build would have turned into one.
-		c.Error = &junitResult{Message: firstLine(s.Failure, "error"), Type: string(Error), Body: withLog(s.Failure, s.Log)}
+		c.Error = &junitResult{Message: x.line(firstLine(failure, "error")), Type: string(Error), Body: x.withLog(failure, s.Log)}
 	}
 	return c
 }
@@ -201,27 +216,21 @@ func classname(ids []string) string {
 	return strings.Join(prefixes, "+")
 }
 
-func withLog(text string, log []string) string {
+// xmlText places strings in the JUnit file: each is redacted, then
+// normalised by safetext, whose output is legal XML 1.0 character data.
+type xmlText struct{ secrets *safetext.Redactor }
+
+// line is for attributes, which hold one line.
+func (x xmlText) line(s string) string {
+	return safetext.Line(x.secrets.Redact(s))
+}
+
+// withLog is a failure body: the text, then the message log.
+func (x xmlText) withLog(text string, log []string) string {
 	if len(log) > 0 {
 		text += "\n\nmessage log:\n" + strings.Join(log, "\n")
 	}
-	return xmlText(text)
-}
-
-// xmlText replaces what XML 1.0 cannot hold, such as the escape sequences of
-// a coloured stderr tail or invalid UTF-8, with U+FFFD. encoding/xml does
-// this for attributes and character data but not for CDATA.
-func xmlText(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t' || r == '\n' || r == '\r',
-			r >= 0x20 && r <= 0xD7FF,
-			r >= 0xE000 && r <= 0xFFFD,
-			r >= 0x10000 && r <= 0x10FFFF:
-			return r
-		}
-		return '\uFFFD'
-	}, s)
+	return safetext.Text(x.secrets.Redact(text))
 }
 
 func firstLine(text, fallback string) string {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/agentconform/conform/internal/safetext"
 )
 
 // glyph is a status as a glyph followed by its word, so that the meaning
@@ -40,31 +42,40 @@ func word(s Status) string {
 // compliance label, counts per area, every failing or erroring requirement
 // with its reason and covering scenarios, and the full requirement table,
 // deterministic-first seed rows under their own heading.
+//
+// Every string is placed as data: secrets of conform's environment are
+// redacted and text is escaped (see package safetext), so no kernel can add
+// markup, links, images or HTML, or end a code block early.
 func WriteMarkdown(w io.Writer, r *Report) error {
+	return writeMarkdown(w, r, safetext.EnvironRedactor())
+}
+
+func writeMarkdown(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 	b := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	m := mdText{secrets}
 
-	p("# Conformance report: %s\n\n", mdEscape(kernelTitle(r.Kernel)))
-	p("**Compliance: %s**\n\n", mdEscape(r.Compliance.Label))
+	p("# Conformance report: %s\n\n", m.inline(kernelTitle(r.Kernel)))
+	p("**Compliance: %s**\n\n", m.inline(r.Compliance.Label))
 
 	p("| | |\n|---|---|\n")
-	p("| Kernel | %s |\n", mdEscape(kernelTitle(r.Kernel)))
-	p("| Declared capabilities | %s |\n", codeList(r.Kernel.Capabilities, "none"))
+	p("| Kernel | %s |\n", m.inline(kernelTitle(r.Kernel)))
+	p("| Declared capabilities | %s |\n", m.codeList(r.Kernel.Capabilities, "none", safetext.MarkdownCellCode))
 	if r.Kernel.Command != "" {
-		p("| Command | %s |\n", code(r.Kernel.Command))
+		p("| Command | %s |\n", m.code(r.Kernel.Command))
 	}
 	if tool := strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version); tool != "" {
-		p("| Tool | %s |\n", mdEscape(tool))
+		p("| Tool | %s |\n", m.inline(tool))
 	}
 	if r.Protocol != "" {
-		p("| Protocol | %s |\n", code(r.Protocol))
+		p("| Protocol | %s |\n", m.code(r.Protocol))
 	}
 	if !r.StartedAt.IsZero() {
 		p("| Started | %s |\n", r.StartedAt.UTC().Format(time.RFC3339))
 	}
 	p("| Duration | %s |\n", r.Duration.Round(time.Millisecond))
 	p("| Scenarios | %s |\n", scenarioCounts(r))
-	p("| Compliance level | %s%s |\n\n", code(r.Compliance.Level), completeness(r.Compliance))
+	p("| Compliance level | %s%s |\n\n", m.code(r.Compliance.Level), completeness(r.Compliance))
 
 	p("## Summary by area\n\n")
 	p("| Area | Name |")
@@ -77,7 +88,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	p("\n")
 	for _, a := range r.Summary.ByArea {
-		p("| %s | %s |", mdEscape(a.Prefix), mdEscape(a.Name))
+		p("| %s | %s |", m.inline(a.Prefix), m.inline(a.Name))
 		for _, st := range RequirementStatuses() {
 			p(" %d |", a.Counts[st])
 		}
@@ -100,17 +111,12 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		p("No requirement fails or ends in error.\n\n")
 	}
 	for _, q := range failing {
-		p("- %s **%s** · %s · %s", glyph(q.Status), mdEscape(q.ID), mdEscape(q.Level), mdEscape(q.Title))
+		p("- %s **%s** · %s · %s", m.inline(glyph(q.Status)), m.inline(q.ID), m.inline(q.Level), m.inline(q.Title))
 		if !agentLoop(q) {
 			p(" · deterministic-first profile")
 		}
-		p("\n  Scenarios: %s\n\n", codeList(q.Scenarios, "none"))
-		fence := codeFence(q.Reason)
-		p("  %s\n", fence)
-		for _, line := range strings.Split(q.Reason, "\n") {
-			p("  %s\n", line)
-		}
-		p("  %s\n\n", fence)
+		p("\n  Scenarios: %s\n\n", m.codeList(q.Scenarios, "none", safetext.MarkdownCode))
+		p("%s\n", m.fence(q.Reason, "  "))
 	}
 
 	var agent, seeds []RequirementResult
@@ -122,16 +128,16 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		}
 	}
 	p("## Requirements\n\n")
-	requirementTable(p, agent)
+	m.requirementTable(p, agent)
 	if len(seeds) > 0 {
 		p("## Deterministic-first profile\n\n")
 		p("Seed requirements of the separate deterministic-first profile. They are reported here but do not affect the compliance level.\n\n")
-		requirementTable(p, seeds)
+		m.requirementTable(p, seeds)
 	}
 	return b.Flush()
 }
 
-func requirementTable(p func(string, ...any), reqs []RequirementResult) {
+func (m mdText) requirementTable(p func(string, ...any), reqs []RequirementResult) {
 	if len(reqs) == 0 {
 		p("No requirements.\n\n")
 		return
@@ -140,20 +146,21 @@ func requirementTable(p func(string, ...any), reqs []RequirementResult) {
 	for _, q := range reqs {
 		note := ""
 		if q.Status != Pass && q.Status != NotTested {
-			note = mdEscape(truncate(firstLine(q.Reason, ""), 120))
+			// Redacted before the cut, so that half a secret cannot remain.
+			note = m.inline(truncate(firstLine(m.secrets.Redact(q.Reason), ""), 120))
 		}
-		p("| %s | %s | %s | %s | %s | %s |\n", mdEscape(q.ID), mdEscape(q.Title), mdEscape(q.Level), glyph(q.Status), scenarioCell(q.Scenarios), note)
+		p("| %s | %s | %s | %s | %s | %s |\n", m.inline(q.ID), m.inline(q.Title), m.inline(q.Level), m.inline(glyph(q.Status)), m.scenarioCell(q.Scenarios), note)
 	}
 	p("\n")
 }
 
 // scenarioCell lists up to five scenarios and says how many more there are.
-func scenarioCell(refs []string) string {
+func (m mdText) scenarioCell(refs []string) string {
 	const limit = 5
 	if len(refs) <= limit {
-		return codeList(refs, "")
+		return m.codeList(refs, "", safetext.MarkdownCellCode)
 	}
-	return codeList(refs[:limit], "") + fmt.Sprintf(" and %d more", len(refs)-limit)
+	return m.codeList(refs[:limit], "", safetext.MarkdownCellCode) + fmt.Sprintf(" and %d more", len(refs)-limit)
 }
 
 func kernelTitle(k Kernel) string {
@@ -182,62 +189,37 @@ func completeness(c Compliance) string {
 	return fmt.Sprintf(", incomplete: %d not tested, %d not verifiable from outside", c.NotTested, c.Unverifiable)
 }
 
-// mdEscape makes text safe for a Markdown table cell or a line of prose:
-// punctuation Markdown would interpret is backslash-escaped and line breaks
-// become spaces.
-func mdEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '\\', '`', '*', '_', '[', ']', '<', '>', '|', '~', '#':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '\n', '\r', '\t':
-			b.WriteByte(' ')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+// mdText places strings in Markdown: each is redacted, then escaped for
+// where it goes. Every string goes through it, the harness's own included,
+// since the catalog and feature files are text as well.
+type mdText struct{ secrets *safetext.Redactor }
+
+// inline is for prose, headings and table cells.
+func (m mdText) inline(s string) string {
+	return safetext.MarkdownInline(m.secrets.Redact(s))
 }
 
-// code renders s as an inline code span that holds any backticks in s.
-func code(s string) string {
-	s = strings.NewReplacer("\n", " ", "\r", " ", "|", "\\|").Replace(s)
-	ticks := strings.Repeat("`", longestRun(s, '`')+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		return ticks + " " + s + " " + ticks
-	}
-	return ticks + s + ticks
+// code is an inline code span that is safe in a table cell.
+func (m mdText) code(s string) string {
+	return safetext.MarkdownCellCode(m.secrets.Redact(s))
 }
 
-func codeList(items []string, empty string) string {
+// codeList is items as code spans made by code (MarkdownCode in prose,
+// MarkdownCellCode in a table cell), or empty when there are none.
+func (m mdText) codeList(items []string, empty string, code func(string) string) string {
 	if len(items) == 0 {
 		return empty
 	}
 	out := make([]string, len(items))
 	for i, s := range items {
-		out[i] = code(s)
+		out[i] = code(m.secrets.Redact(s))
 	}
 	return strings.Join(out, ", ")
 }
 
-// codeFence returns a fence longer than any backtick run in text.
-func codeFence(text string) string {
-	return strings.Repeat("`", max(3, longestRun(text, '`')+1))
-}
-
-func longestRun(s string, c rune) int {
-	best, cur := 0, 0
-	for _, r := range s {
-		if r == c {
-			cur++
-			best = max(best, cur)
-		} else {
-			cur = 0
-		}
-	}
-	return best
+// fence is a fenced code block indented by indent.
+func (m mdText) fence(s, indent string) string {
+	return safetext.MarkdownFence(m.secrets.Redact(s), indent)
 }
 
 func truncate(s string, n int) string {

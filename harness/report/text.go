@@ -7,16 +7,28 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/agentconform/conform/internal/safetext"
 )
 
 // WriteText writes the terminal summary: one line of requirement counts per
 // area, then every failing or erroring requirement with its reason, then the
 // compliance label.
+//
+// Secrets of conform's environment are redacted and every string is
+// normalised (see package safetext): no escape sequence, bell, backspace or
+// carriage return reaches the terminal raw, and kernel text cannot start a
+// line of its own. Reasons keep their line breaks, each line indented.
 func WriteText(w io.Writer, r *Report) error {
+	return writeText(w, r, safetext.EnvironRedactor())
+}
+
+func writeText(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 	b := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	line := func(s string) string { return safetext.Line(secrets.Redact(s)) }
 
-	p("conform: %s\n", kernelTitle(r.Kernel))
+	p("conform: %s\n", line(kernelTitle(r.Kernel)))
 	p("scenarios: %s in %s\n\n", scenarioCounts(r), r.Duration.Round(time.Millisecond))
 
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -26,13 +38,13 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	fmt.Fprint(tw, "\t\n")
 	row := func(prefix string, counts map[Status]int, name string) {
-		fmt.Fprintf(tw, "%s\t", prefix)
+		fmt.Fprintf(tw, "%s\t", line(prefix))
 		for _, st := range RequirementStatuses() {
 			fmt.Fprintf(tw, "%d\t", counts[st])
 		}
 		// The name is left-aligned after the last cell; tabwriter right-aligns
 		// only cells that end in a tab.
-		fmt.Fprintf(tw, "\t%s\n", name)
+		fmt.Fprintf(tw, "\t%s\n", line(name))
 	}
 	for _, a := range r.Summary.ByArea {
 		row(a.Prefix, a.Counts, a.Name)
@@ -51,17 +63,17 @@ func WriteText(w io.Writer, r *Report) error {
 	if len(failing) > 0 {
 		p("\nFailing requirements:\n")
 		for _, q := range failing {
-			p("  %-5s %s [%s] %s", strings.ToUpper(string(q.Status)), q.ID, q.Level, q.Title)
+			p("  %-5s %s [%s] %s", line(strings.ToUpper(string(q.Status))), line(q.ID), line(q.Level), line(q.Title))
 			if !agentLoop(q) {
 				p(" (deterministic-first profile)")
 			}
 			p("\n")
-			for _, line := range strings.Split(q.Reason, "\n") {
-				p("        %s\n", line)
+			for _, l := range strings.Split(safetext.Text(secrets.Redact(q.Reason)), "\n") {
+				p("        %s\n", l)
 			}
 		}
 	}
 
-	p("\nCompliance: %s\n", r.Compliance.Label)
+	p("\nCompliance: %s\n", line(r.Compliance.Label))
 	return b.Flush()
 }
