@@ -1,0 +1,58 @@
+package report
+
+import "github.com/agentconform/conform/internal/safetext"
+
+// Redact replaces, in place, every secret value in the strings of r a kernel
+// can put there: its name, version, capabilities, readings (keys and values)
+// and command line, every requirement's reason, and every scenario's failure
+// text and message log. secrets is usually safetext.EnvironRedactor(); nil
+// means exactly that, so that forgetting to pass one never leaks.
+//
+// The Markdown, JUnit and text writers redact on their own; Redact is for the
+// JSON report, which is written as the Report holds it. The fields are listed
+// by hand so that a new kernel-supplied field is a decision, not an accident:
+// add it here when adding it to the report.
+func Redact(r *Report, secrets *safetext.Redactor) {
+	if r == nil {
+		return
+	}
+	if secrets == nil {
+		secrets = safetext.EnvironRedactor()
+	}
+	red := secrets.Redact
+
+	k := &r.Kernel
+	k.Name = red(k.Name)
+	k.Version = red(k.Version)
+	k.Command = red(k.Command)
+	k.Capabilities = redactAll(k.Capabilities, red)
+	if k.Readings != nil {
+		readings := make(map[string]string, len(k.Readings))
+		for key, v := range k.Readings {
+			readings[red(key)] = red(v)
+		}
+		k.Readings = readings
+	}
+
+	for i := range r.Requirements {
+		r.Requirements[i].Reason = red(r.Requirements[i].Reason)
+	}
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		s.Failure = red(s.Failure)
+		s.Log = redactAll(s.Log, red)
+	}
+}
+
+// redactAll returns a redacted copy of ss: the report's slices may share
+// their arrays with the runner's records, which are not Redact's to change.
+func redactAll(ss []string, red func(string) string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = red(s)
+	}
+	return out
+}
