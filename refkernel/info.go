@@ -25,7 +25,6 @@ var Capabilities = []string{
 	"bound.soft_limits",
 	"cost.weighted_tokens",
 	"doomloop.model_check",
-	"done.terminal_tool",
 	"errors.crash_breaker",
 	"errors.tool_crash_result",
 	"hooks.concurrent_observe",

@@ -1,0 +1,87 @@
+package conformtest
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentconform/conform/harness/adapter"
+	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/harness/runner"
+	"github.com/agentconform/conform/spec"
+)
+
+// TestAttribution keeps the suite honest about which check proves what. It
+// runs the embedded suite against the reference kernel (which declares
+// every capability, so every scenario runs and every check is evaluated)
+// and fails when:
+//   - a check proves none of its scenario's requirements;
+//   - a scenario is tagged with a requirement none of its checks proves;
+//   - a MUST is proven only inside scenarios gated on an optional
+//     capability, so it would silently drop for a kernel without it.
+func TestAttribution(t *testing.T) {
+	cat, err := spec.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := runner.Run(context.Background(), runner.Options{
+		Launcher:    adapter.InProcess{Name: "reference", Serve: serve},
+		Concurrency: 4, ScenarioTimeout: 20 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ungated := map[string]bool{} // MUSTs proven in a scenario no capability gates
+	for _, s := range r.Scenarios {
+		if s.Status == report.Error || s.Status == report.Skipped {
+			t.Errorf("%s: %s (%s); every check must be evaluated", s.Ref(), s.Status, s.Failure)
+			continue
+		}
+		proven := map[string]bool{}
+		for _, c := range s.Checks {
+			if len(c.Requirements) == 0 {
+				t.Errorf("%s line %d: check %q proves none of the scenario's requirements %v", s.Ref(), c.Line, c.Step, s.Requirements)
+			}
+			for _, id := range c.Requirements {
+				proven[id] = true
+			}
+		}
+		gate := ""
+		for _, id := range s.Requirements {
+			if q, ok := cat.Get(id); ok && q.Capability != "" {
+				gate = q.Capability
+			}
+		}
+		for _, id := range s.Requirements {
+			if !proven[id] {
+				t.Errorf("%s: tagged @%s, but none of its checks proves %s", s.Ref(), id, id)
+			}
+			if proven[id] && gate == "" {
+				ungated[id] = true
+			}
+		}
+	}
+	for _, q := range cat.Requirements {
+		if q.Class != "must" || ungated[q.ID] {
+			continue
+		}
+		covered := slices.ContainsFunc(r.Requirements, func(x report.RequirementResult) bool {
+			return x.ID == q.ID && len(x.Scenarios) > 0
+		})
+		if covered {
+			t.Errorf("%s [%s] is proven only in scenarios gated on an optional capability: a kernel without it would never be checked on it (scenarios: %s)",
+				q.ID, q.Level, strings.Join(scenariosOf(r, q.ID), ", "))
+		}
+	}
+}
+
+func scenariosOf(r *report.Report, id string) []string {
+	for _, q := range r.Requirements {
+		if q.ID == id {
+			return q.Scenarios
+		}
+	}
+	return nil
+}
