@@ -2,7 +2,6 @@ package jsonrpc
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // DefaultMaxLine caps one message; a peer that writes a longer line is
@@ -88,6 +88,12 @@ type Options struct {
 	// read loop, in arrival order, before its handler runs. It must not
 	// block. The recorder uses it so the log's order is the arrival order.
 	Arrive func(*Request)
+	// Handshake makes our first call a handshake: a request or
+	// notification from the peer before that call is answered is a
+	// violation (conform.wire/v1: nothing before initialize is answered).
+	Handshake bool
+	// Now is the clock of Busy; default time.Now.
+	Now func() time.Time
 }
 
 // Conn is one end of a conversation.
@@ -100,16 +106,29 @@ type Conn struct {
 
 	wmu    sync.Mutex
 	nextID atomic.Int64
-	seq    int64 // read loop only
+	busy   atomic.Int64 // nanoseconds the read loop spent dispatching
 
-	mu       sync.Mutex
-	idle     *sync.Cond // signalled when a served request's reply is written
-	serving  int        // requests being served, reply not yet written
-	pending  map[string]*pending
-	incoming map[string]context.CancelFunc
-	closed   bool
-	err      error
-	done     chan struct{}
+	// read loop only
+	seq       int64
+	handshook bool
+
+	mu        sync.Mutex
+	idle      *sync.Cond // signalled when a served request's reply is written
+	serving   int        // requests being served, reply not yet written
+	first     string     // method of our first call
+	pending   map[string]*pending
+	abandoned map[string]string // id → method of calls given up, answer not yet seen
+	answered  map[string]string // id → method of the last recentAnswers answered calls
+	incoming  map[string]incoming
+	closed    bool
+	err       error
+	done      chan struct{}
+}
+
+// incoming is a request from the peer that is being served.
+type incoming struct {
+	method string
+	cancel context.CancelFunc
 }
 
 type pending struct {
@@ -138,10 +157,13 @@ func New(r io.Reader, w io.Writer, closer io.Closer, h Handler, opt Options) *Co
 	if opt.MaxLine <= 0 {
 		opt.MaxLine = DefaultMaxLine
 	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
 	c := &Conn{
 		r: bufio.NewReaderSize(r, 64<<10), w: w, closer: closer, handler: h, opt: opt,
-		pending: map[string]*pending{}, incoming: map[string]context.CancelFunc{},
-		done: make(chan struct{}),
+		pending: map[string]*pending{}, abandoned: map[string]string{}, answered: map[string]string{},
+		incoming: map[string]incoming{}, done: make(chan struct{}),
 	}
 	c.idle = sync.NewCond(&c.mu)
 	return c
@@ -188,8 +210,8 @@ func (c *Conn) shutdown(err error) {
 	c.err = err
 	pend := c.pending
 	c.pending = map[string]*pending{}
-	for _, cancel := range c.incoming {
-		cancel()
+	for _, in := range c.incoming {
+		in.cancel()
 	}
 	c.mu.Unlock()
 	for _, p := range pend {
@@ -216,169 +238,6 @@ func (c *Conn) violation(what string, line []byte) *Violation {
 	return v
 }
 
-func (c *Conn) readLine() ([]byte, error) {
-	var buf []byte
-	for {
-		frag, err := c.r.ReadSlice('\n')
-		if len(buf)+len(frag) > c.opt.MaxLine {
-			return nil, c.violation(fmt.Sprintf("line longer than %d bytes", c.opt.MaxLine), frag[:min(len(frag), 80)])
-		}
-		buf = append(buf, frag...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil {
-			if err == io.EOF && len(bytes.TrimSpace(buf)) > 0 {
-				return buf, nil
-			}
-			return nil, err
-		}
-		return buf, nil
-	}
-}
-
-func (c *Conn) readLoop() {
-	for {
-		line, err := c.readLine()
-		if err != nil {
-			var v *Violation
-			if errors.As(err, &v) || !errors.Is(err, io.EOF) {
-				c.shutdown(err)
-			} else {
-				c.shutdown(nil)
-			}
-			return
-		}
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
-		}
-		if err := c.dispatch(line); err != nil {
-			c.shutdown(err)
-			return
-		}
-	}
-}
-
-func (c *Conn) dispatch(line []byte) error {
-	var m wireMsg
-	if err := json.Unmarshal(line, &m); err != nil {
-		return c.violation("not a JSON-RPC message ("+err.Error()+")", line)
-	}
-	if m.JSONRPC != "2.0" {
-		return c.violation(`message without "jsonrpc":"2.0"`, line)
-	}
-	switch {
-	case m.Method != "":
-		c.serve(m, line)
-		return nil
-	case m.ID != nil:
-		return c.deliver(m, line)
-	default:
-		return c.violation("message is neither a request nor a response", line)
-	}
-}
-
-func (c *Conn) serve(m wireMsg, line []byte) {
-	if m.Method == "$/cancelRequest" {
-		var p struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if json.Unmarshal(m.Params, &p) == nil {
-			c.mu.Lock()
-			if cancel, ok := c.incoming[string(p.ID)]; ok {
-				cancel()
-			}
-			c.mu.Unlock()
-		}
-		return
-	}
-	// Notifications are validated here, in order; requests in their own
-	// goroutine below, so that validation (the costliest part of a message)
-	// uses every core when the peer has many requests in flight.
-	if m.ID == nil && c.opt.Validate != nil {
-		if err := c.opt.Validate(m.Method, Params, m.Params); err != nil {
-			c.violation(fmt.Sprintf("%s params: %v", m.Method, err), line)
-			return
-		}
-	}
-	c.seq++
-	req := &Request{ID: m.ID, Method: m.Method, Params: m.Params, Seq: c.seq}
-	if c.opt.Arrive != nil {
-		c.opt.Arrive(req)
-	}
-	if m.ID == nil {
-		// Notifications are handled in the read loop so that they keep
-		// their order relative to everything else the peer sends.
-		_, _ = c.handler(context.Background(), req)
-		return
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		cancel()
-		return
-	}
-	c.incoming[string(m.ID)] = cancel
-	c.serving++
-	c.mu.Unlock()
-	go func() {
-		defer cancel()
-		defer func() {
-			c.mu.Lock()
-			c.serving--
-			c.idle.Broadcast()
-			c.mu.Unlock()
-		}()
-		if c.opt.Validate != nil {
-			if err := c.opt.Validate(m.Method, Params, m.Params); err != nil {
-				c.violation(fmt.Sprintf("%s params: %v", m.Method, err), line)
-				c.mu.Lock()
-				delete(c.incoming, string(m.ID))
-				c.mu.Unlock()
-				c.reply(m.ID, nil, &Error{Code: -32602, Message: err.Error()})
-				return
-			}
-		}
-		res, err := c.handler(ctx, req)
-		c.mu.Lock()
-		delete(c.incoming, string(m.ID))
-		c.mu.Unlock()
-		var rerr *Error
-		if err != nil && !errors.As(err, &rerr) {
-			rerr = &Error{Code: -32603, Message: err.Error()}
-		}
-		if rerr != nil {
-			res = nil
-		}
-		c.reply(m.ID, res, rerr)
-	}()
-}
-
-func (c *Conn) deliver(m wireMsg, line []byte) error {
-	c.mu.Lock()
-	p, ok := c.pending[string(m.ID)]
-	delete(c.pending, string(m.ID))
-	c.mu.Unlock()
-	if !ok {
-		// An answer to a request we gave up on (cancelled, timed out) is
-		// normal; anything else would be too, from the outside.
-		return nil
-	}
-	if m.Error != nil {
-		p.ch <- response{err: m.Error}
-		return nil
-	}
-	if m.Result == nil {
-		p.ch <- response{err: c.violation("response to "+p.method+" has neither result nor error", line)}
-		return nil
-	}
-	// The caller validates the result in its own goroutine (see serve).
-	p.ch <- response{result: m.Result, line: line}
-	return nil
-}
-
 func (c *Conn) write(m wireMsg) error {
 	m.JSONRPC = "2.0"
 	b, err := json.Marshal(m)
@@ -395,19 +254,6 @@ func (c *Conn) write(m wireMsg) error {
 	}
 	_, err = c.w.Write(b)
 	return err
-}
-
-func (c *Conn) reply(id json.RawMessage, res any, rerr *Error) {
-	m := wireMsg{ID: id, Error: rerr}
-	if rerr == nil {
-		b, err := json.Marshal(res)
-		if err != nil {
-			m.Error = &Error{Code: -32603, Message: "marshal result: " + err.Error()}
-		} else {
-			m.Result = b
-		}
-	}
-	_ = c.write(m)
 }
 
 // Call sends a request and decodes the result into result (may be nil). When
@@ -444,9 +290,14 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		return nil, ErrClosed
 	}
 	c.pending[string(id)] = p
+	if c.first == "" {
+		c.first = method
+	}
 	c.mu.Unlock()
 	if err := c.write(wireMsg{ID: id, Method: method, Params: pb}); err != nil {
-		c.forget(id)
+		c.mu.Lock()
+		delete(c.pending, string(id))
+		c.mu.Unlock()
 		return nil, err
 	}
 	select {
@@ -458,16 +309,10 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		}
 		return r.result, r.err
 	case <-ctx.Done():
-		c.forget(id)
+		c.abandon(id, method)
 		go c.Notify("$/cancelRequest", map[string]json.RawMessage{"id": id}) // never block on a peer that stopped reading
 		return nil, ctx.Err()
 	}
-}
-
-func (c *Conn) forget(id json.RawMessage) {
-	c.mu.Lock()
-	delete(c.pending, string(id))
-	c.mu.Unlock()
 }
 
 // Notify sends a notification.

@@ -1,0 +1,255 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// pendingCall starts a call of method and returns its error channel and the
+// request as the peer saw it.
+func pendingCall(t *testing.T, c *Conn, p *rawPeer, method string, result any) (<-chan error, wireMsg) {
+	t.Helper()
+	callErr := make(chan error, 1)
+	go func() { callErr <- c.Call(context.Background(), method, nil, result) }()
+	return callErr, p.next()
+}
+
+func TestSecondResponse(t *testing.T) {
+	t.Run("after the answer", func(t *testing.T) {
+		v := newViolations()
+		c, p := newRaw(t, echo, Options{OnViolation: v.on})
+		callErr, req := pendingCall(t, c, p, "m", nil)
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, req.ID))
+		if err := recv(t, callErr, "the call"); err != nil {
+			t.Fatal(err)
+		}
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, req.ID))
+		expectBroken(t, c, v, nil, fmt.Sprintf("second response to m (id %s)", req.ID))
+	})
+	t.Run("after a late answer", func(t *testing.T) {
+		v := newViolations()
+		c, p := newRaw(t, echo, Options{OnViolation: v.on})
+		ctx, cancel := context.WithCancel(context.Background())
+		callErr := make(chan error, 1)
+		go func() { callErr <- c.Call(ctx, "slow", nil, nil) }()
+		req := p.next()
+		cancel()
+		recv(t, callErr, "the cancelled call")
+		p.next() // $/cancelRequest
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32004,"message":"cancelled"}}`, req.ID))
+		p.send(`{"jsonrpc":"2.0","id":"x1","method":"ping"}`)
+		if r := p.next(); string(r.ID) != `"x1"` {
+			t.Fatalf("ping answer: %+v", r)
+		}
+		v.none(t)
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, req.ID))
+		expectBroken(t, c, v, nil, fmt.Sprintf("second response to slow (id %s)", req.ID))
+	})
+}
+
+func TestResponseToNoRequest(t *testing.T) {
+	for _, tt := range []struct{ line, want string }{
+		{`{"jsonrpc":"2.0","id":987654,"result":1}`, "response with id 987654, which no request had"},
+		{`{"jsonrpc":"2.0","id":"k-1","result":1}`, `response with id "k-1", which no request had`},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`, "response with id null"},
+		// Ids are echoed exactly: 1.0 is not the id 1 that was sent.
+		{`{"jsonrpc":"2.0","id":1.0,"result":{}}`, "response with id 1.0, which no request had"},
+	} {
+		t.Run(tt.line, func(t *testing.T) {
+			v := newViolations()
+			c, p := newRaw(t, echo, Options{OnViolation: v.on})
+			callErr, _ := pendingCall(t, c, p, "m", nil)
+			p.send(tt.line)
+			expectBroken(t, c, v, callErr, tt.want)
+		})
+	}
+}
+
+func TestResponseWithResultAndError(t *testing.T) {
+	for _, body := range []string{
+		`"result":{},"error":{"code":1,"message":"x"}`,
+		`"result":null,"error":{"code":1,"message":"x"}`,
+		`"error":null,"result":{}`,
+	} {
+		t.Run(body, func(t *testing.T) {
+			v := newViolations()
+			c, p := newRaw(t, echo, Options{OnViolation: v.on})
+			callErr, req := pendingCall(t, c, p, "m", nil)
+			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,%s}`, req.ID, body))
+			want := fmt.Sprintf("response to m (id %s) has both result and error", req.ID)
+			var x *Violation
+			if err := recv(t, callErr, "the call"); !errors.As(err, &x) || !strings.Contains(x.What, want) {
+				t.Errorf("call returned %v, want a violation %q", err, want)
+			}
+			expectBroken(t, c, v, nil, want)
+		})
+	}
+}
+
+func TestReusedRequestID(t *testing.T) {
+	release := make(chan struct{})
+	h := func(ctx context.Context, r *Request) (any, error) {
+		if r.Method == "slow" {
+			<-release
+		}
+		return echo(ctx, r)
+	}
+	v := newViolations()
+	c, p := newRaw(t, h, Options{OnViolation: v.on})
+	defer close(release)
+	// An id may be used again once its request is answered...
+	p.send(`{"jsonrpc":"2.0","id":"k1","method":"ping"}`)
+	p.next()
+	p.send(`{"jsonrpc":"2.0","id":"k1","method":"ping"}`)
+	p.next()
+	v.none(t)
+	// ...but not while it is pending.
+	p.send(`{"jsonrpc":"2.0","id":"k2","method":"slow"}`)
+	p.send(`{"jsonrpc":"2.0","id":"k2","method":"ping"}`)
+	expectBroken(t, c, v, nil, `request id "k2" reused by ping while the slow request with that id is still unanswered`)
+}
+
+func TestMemberNamesAreCaseSensitive(t *testing.T) {
+	for _, tt := range []struct{ line, want string }{
+		{`{"JSONRPC":"2.0","method":"tick"}`, `member "JSONRPC" is not "jsonrpc"`},
+		{`{"jsonrpc":"2.0","Method":"tick"}`, `member "Method" is not "method"`},
+		{`{"jsonrpc":"2.0","id":1,"RESULT":{}}`, `member "RESULT" is not "result"`},
+		{`{"jsonrpc":"2.0","id":1,"result":{},"Result":{}}`, `repeated key: at /: keys "result" and "Result" differ only in case`},
+		{`{"jsonrpc":"2.0","method":"tick","params":{"a":1,"A":2}}`, `repeated key: at /params: keys "a" and "A" differ only in case`},
+	} {
+		t.Run(tt.line, func(t *testing.T) {
+			v := newViolations()
+			c, p := newRaw(t, echo, Options{OnViolation: v.on})
+			callErr, _ := pendingCall(t, c, p, "m", nil)
+			p.send(tt.line)
+			expectBroken(t, c, v, callErr, tt.want)
+		})
+	}
+}
+
+func TestRepeatedKeys(t *testing.T) {
+	for _, tt := range []struct{ line, want string }{
+		{`{"jsonrpc":"2.0","id":1,"result":1,"result":2}`, `at /: key "result" appears twice`},
+		{`{"jsonrpc":"2.0","jsonrpc":"2.0","method":"tick"}`, `at /: key "jsonrpc" appears twice`},
+		{`{"jsonrpc":"2.0","method":"tick","params":{"usage":{"input_tokens":1,"input_tokens":900}}}`, `at /params/usage: key "input_tokens" appears twice`},
+	} {
+		t.Run(tt.line, func(t *testing.T) {
+			v := newViolations()
+			c, p := newRaw(t, echo, Options{OnViolation: v.on})
+			callErr, _ := pendingCall(t, c, p, "m", nil)
+			p.send(tt.line)
+			expectBroken(t, c, v, callErr, "repeated key: "+tt.want)
+		})
+	}
+}
+
+func TestInvalidUTF8(t *testing.T) {
+	v := newViolations()
+	c, p := newRaw(t, echo, Options{OnViolation: v.on})
+	callErr, _ := pendingCall(t, c, p, "m", nil)
+	p.send("{\"jsonrpc\":\"2.0\",\"method\":\"tick\",\"params\":{\"text\":\"caf\xe9\"}}")
+	expectBroken(t, c, v, callErr, "line is not valid UTF-8 (at byte 54)")
+	if x := c.Err().(*Violation); !strings.Contains(x.Error(), `caf\xe9`) {
+		t.Errorf("violation does not show the bad byte escaped: %v", x)
+	}
+}
+
+func TestHandshake(t *testing.T) {
+	t.Run("before the answer", func(t *testing.T) {
+		v := newViolations()
+		c, p := newRaw(t, echo, Options{OnViolation: v.on, Handshake: true})
+		callErr, _ := pendingCall(t, c, p, "initialize", nil)
+		p.send(`{"jsonrpc":"2.0","method":"event","params":{}}`)
+		expectBroken(t, c, v, callErr, "event sent before initialize was answered")
+	})
+	t.Run("after the answer", func(t *testing.T) {
+		v := newViolations()
+		c, p := newRaw(t, echo, Options{OnViolation: v.on, Handshake: true})
+		callErr, req := pendingCall(t, c, p, "initialize", nil)
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{}}`, req.ID))
+		if err := recv(t, callErr, "initialize"); err != nil {
+			t.Fatal(err)
+		}
+		p.send(`{"jsonrpc":"2.0","method":"event","params":{}}`)
+		p.send(`{"jsonrpc":"2.0","id":"x","method":"ping"}`)
+		if r := p.next(); string(r.ID) != `"x"` {
+			t.Fatalf("ping answer %+v", r)
+		}
+		v.none(t)
+	})
+}
+
+// TestIntegralNumbers: params and results reach handlers and callers with
+// integral numbers as integers; the peer's own ids are echoed as written.
+func TestIntegralNumbers(t *testing.T) {
+	params := make(chan json.RawMessage, 1)
+	h := func(_ context.Context, r *Request) (any, error) {
+		params <- r.Params
+		return "ok", nil
+	}
+	c, p := newRaw(t, h, Options{})
+	p.send(`{"jsonrpc":"2.0","id":7.0,"method":"count","params":{"n":1200.0,"f":0.5,"big":1e400}}`)
+	if got := string(recv(t, params, "the params")); got != `{"n":1200,"f":0.5,"big":1e400}` {
+		t.Errorf("handler saw %s", got)
+	}
+	if r := p.next(); string(r.ID) != "7.0" {
+		t.Errorf("answer to id 7.0 has id %s", r.ID)
+	}
+	var res struct{ N int }
+	callErr, req := pendingCall(t, c, p, "m", &res)
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"n":3.0e1}}`, req.ID))
+	if err := recv(t, callErr, "the call"); err != nil || res.N != 30 {
+		t.Errorf("result 3.0e1 decoded as %d, %v", res.N, err)
+	}
+}
+
+func TestNotificationHandlerErrorIsAViolation(t *testing.T) {
+	h := func(_ context.Context, r *Request) (any, error) {
+		if r.Method == "cost" {
+			return nil, errors.New("at /usage: no such field")
+		}
+		return echo(context.Background(), r)
+	}
+	v := newViolations()
+	c, p := newRaw(t, h, Options{OnViolation: v.on})
+	p.send(`{"jsonrpc":"2.0","method":"cost","params":{}}`)
+	if x := v.wait(t); x.What != "cost notification: at /usage: no such field" {
+		t.Errorf("violation %q", x.What)
+	}
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	p.next()
+	if c.Err() != nil {
+		t.Errorf("the connection broke: %v", c.Err())
+	}
+}
+
+func TestCancelRequestWithoutID(t *testing.T) {
+	v := newViolations()
+	_, p := newRaw(t, echo, Options{OnViolation: v.on})
+	p.send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{}}`)
+	if x := v.wait(t); !strings.Contains(x.What, "$/cancelRequest params do not name an id") {
+		t.Errorf("violation %q", x.What)
+	}
+}
+
+// TestBusyCountsDispatchTime: with a clock that advances one millisecond
+// per reading, each dispatched line adds exactly one millisecond.
+func TestBusyCountsDispatchTime(t *testing.T) {
+	var ms atomic.Int64
+	now := func() time.Time { return time.Unix(0, ms.Add(1)*int64(time.Millisecond)) }
+	c, p := newRaw(t, echo, Options{Now: now})
+	for range 10 {
+		p.send(`{"jsonrpc":"2.0","method":"tick"}`)
+	}
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	p.next()
+	if got := c.Busy(); got != 11*time.Millisecond {
+		t.Errorf("Busy = %v after 11 lines, want 11ms", got)
+	}
+}
