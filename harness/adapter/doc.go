@@ -9,7 +9,7 @@
 //   - Environment: it gets only the variables PassedEnv and
 //     PassedEnvPrefixes name (PATH, HOME, USER, LOGNAME, SHELL, TMPDIR, TZ,
 //     LANG, LANGUAGE, LC_*, XDG_{CACHE,CONFIG,DATA,STATE}_HOME,
-//     LD_LIBRARY_PATH, and the Go, Python, JavaScript, JVM, Rust, Ruby and
+//     LD_LIBRARY_PATH, the certificate bundle's location, and the Go, Python, JavaScript, JVM, Rust, Ruby and
 //     .NET toolchain settings listed there), plus Subprocess.Env (the CLI's
 //     --env NAME and --env NAME=VALUE), plus MarkerEnv. Tokens, keys and
 //     other secrets in conform's environment never reach the kernel unless

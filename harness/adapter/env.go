@@ -24,6 +24,9 @@ var PassedEnv = []string{
 	"LANG", "LANGUAGE", // and every LC_* (PassedEnvPrefixes)
 	"XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
 	"LD_LIBRARY_PATH",
+	// Where the system's certificate bundle is, for a kernel whose
+	// toolchain fetches packages as it starts (paths, not secrets).
+	"SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
 	// Go.
 	"GOPATH", "GOROOT", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOENV", "GOTOOLCHAIN",
 	"GOPRIVATE", "GONOSUMDB", "GOTMPDIR", "GOCOVERDIR", "CGO_ENABLED",
