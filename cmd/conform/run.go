@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentconform/conform/features"
+	"github.com/agentconform/conform/harness/adapter"
 	"github.com/agentconform/conform/harness/driver"
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/runner"
@@ -24,6 +25,7 @@ type runFlags struct {
 	jobs                     int
 	timeout, initTimeout     time.Duration
 	quiet                    bool
+	env                      []string
 }
 
 func newRunCmd() *cobra.Command {
@@ -36,6 +38,9 @@ func newRunCmd() *cobra.Command {
 Without --kernel, the embedded reference kernel is checked in-process. With
 --kernel "CMD ARGS", the command is started as a subprocess that speaks
 conform.wire/v1 on stdin/stdout; an empty --kernel is a usage error.
+The kernel gets a minimal environment (PATH, HOME, locale, TMPDIR and the
+usual toolchain variables, not conform's secrets); --env NAME passes another
+variable on, --env NAME=VALUE sets one.
 
 Everything the run needs is checked before a kernel starts: the flags, the
 tag expression (it must parse and select at least one scenario), the
@@ -62,6 +67,7 @@ how many there are.`,
 	fl.DurationVar(&f.timeout, "timeout", 20*time.Second, "time one scenario's session may take before the kernel is declared hung")
 	fl.DurationVar(&f.initTimeout, "init-timeout", 10*time.Second, "time a kernel may take to start and answer initialize")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no per-scenario progress")
+	fl.StringArrayVar(&f.env, "env", nil, "give the --kernel subprocess this variable of conform's environment (NAME) or this value (NAME=VALUE); repeatable")
 	return cmd
 }
 
@@ -90,6 +96,9 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	}
 	l, err := launcher(cmd, f.kernel)
 	if err != nil {
+		return err
+	}
+	if l, err = withEnv(l, f.env); err != nil {
 		return err
 	}
 	opt := runner.Options{Launcher: l, Tags: f.tags, Concurrency: f.jobs, ScenarioTimeout: f.timeout, FS: features.FS, Root: "."}
@@ -136,4 +145,21 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 		return &exitError{exitFailed, fmt.Errorf("%d requirements at level %s fail or err", len(failing), f.require)}
 	}
 	return nil
+}
+
+// withEnv gives a subprocess kernel the --env variables.
+func withEnv(l adapter.Launcher, specs []string) (adapter.Launcher, error) {
+	if len(specs) == 0 {
+		return l, nil
+	}
+	sub, ok := l.(adapter.Subprocess)
+	if !ok {
+		return nil, usage("--env needs --kernel: the embedded reference kernel runs inside conform")
+	}
+	env, err := adapter.ResolveEnv(specs, os.LookupEnv)
+	if err != nil {
+		return nil, usage("%v", err)
+	}
+	sub.Env = append(sub.Env, env...)
+	return sub, nil
 }
