@@ -130,3 +130,33 @@ func outcomeFor(s ScenarioResult, id string) scenarioOutcome {
 	}
 	return o
 }
+
+// Stability is what repeated runs of one selection showed (conform run
+// --repeat N). Any variation is a finding: a verdict that depends on luck.
+type Stability struct {
+	Runs int `json:"runs"`
+	// Varied is true when any scenario outcome or requirement verdict
+	// differed between runs.
+	Varied bool `json:"varied"`
+	// Scenarios lists every scenario whose outcome varied.
+	Scenarios []Variation `json:"scenarios"`
+	// Requirements lists every requirement whose verdict varied, with its
+	// flake rate: the share of runs that disagreed with the most common
+	// verdict.
+	Requirements []Flake `json:"requirements"`
+}
+
+// Variation is one scenario whose outcome differed between runs.
+type Variation struct {
+	Scenario string         `json:"scenario"`
+	Outcomes map[Status]int `json:"outcomes"`
+	Summary  string         `json:"summary"`
+}
+
+// Flake is one requirement whose verdict differed between runs.
+type Flake struct {
+	ID       string         `json:"id"`
+	Outcomes map[Status]int `json:"outcomes"`
+	Rate     float64        `json:"rate"`
+	Summary  string         `json:"summary"`
+}

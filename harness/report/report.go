@@ -134,6 +134,8 @@ type Report struct {
 	Interrupted bool `json:"interrupted"`
 	// Selection is the tag expression that chose the scenarios, if any.
 	Selection string `json:"selection,omitempty"`
+	// Stability is set when the run was repeated (--repeat).
+	Stability *Stability `json:"stability,omitempty"`
 }
 
 // Summary counts verdicts. Every status key is always present, zero or not.
@@ -277,6 +279,7 @@ type reportJSON struct {
 	Warnings     []string            `json:"warnings"`
 	Interrupted  bool                `json:"interrupted"`
 	Selection    string              `json:"selection,omitempty"`
+	Stability    *Stability          `json:"stability,omitempty"`
 }
 
 // MarshalJSON writes Duration as duration_ms. It also fills what a
@@ -314,6 +317,7 @@ func (r Report) MarshalJSON() ([]byte, error) {
 		Warnings:     orEmpty(r.Warnings),
 		Interrupted:  r.Interrupted,
 		Selection:    r.Selection,
+		Stability:    r.Stability,
 	})
 }
 
@@ -337,6 +341,7 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 		Warnings:     v.Warnings,
 		Interrupted:  v.Interrupted,
 		Selection:    v.Selection,
+		Stability:    v.Stability,
 	}
 	return nil
 }

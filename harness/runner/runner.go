@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +20,7 @@ import (
 	"github.com/agentconform/conform/harness/driver"
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/steps"
+	"github.com/agentconform/conform/internal/safetext"
 	"github.com/agentconform/conform/spec"
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -33,14 +35,27 @@ type Options struct {
 	Tags            string
 	Concurrency     int
 	ScenarioTimeout time.Duration
-	// Progress, when set, gets one line per finished scenario.
-	Progress io.Writer
+	// Progress, when set, gets one line per finished scenario, numbered
+	// [n/total]. With ProgressTTY it is one status line rewritten in place,
+	// with an estimate of the time left; scenarios that did not pass stay
+	// on screen.
+	Progress    io.Writer
+	ProgressTTY bool
 	// LogLines bounds the recorded log kept per non-passing scenario.
 	LogLines int
 	// Pool, when set, supplies the kernels instead of a pool of the run's
 	// own; it stays open after the run (conform fuzz runs many small runs
 	// on the same kernels). Launcher still names the kernel in the report.
 	Pool *driver.Pool
+	// Stop, when done, interrupts the run: nothing new starts, running
+	// sessions are abandoned, and every scenario without a verdict is
+	// not_run. The report is still built and marked interrupted.
+	Stop context.Context
+	// TimeoutMultiplier scales every duration the suite uses (scenario
+	// timeout, grace windows, deadlines); values below 1 count as 1.
+	TimeoutMultiplier float64
+	// Warnings are carried into the report (e.g. from the CLI).
+	Warnings []string
 }
 
 // ErrIncomplete means the run stopped before every scenario had a verdict.
@@ -98,8 +113,13 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	info := k.Info
 	pool.Put(k)
 
-	env := &steps.Env{Pool: pool, ScenarioTimeout: opt.ScenarioTimeout, Info: info}
-	col := &collector{docs: map[string]*messages.GherkinDocument{}, undefined: map[string]string{}, progress: opt.Progress, logLines: opt.LogLines}
+	env := &steps.Env{Pool: pool, ScenarioTimeout: opt.ScenarioTimeout, Info: info, Stop: opt.Stop, TimeoutMultiplier: opt.TimeoutMultiplier}
+	col := &collector{docs: map[string]*messages.GherkinDocument{}, undefined: map[string]string{}, progress: opt.Progress, tty: opt.ProgressTTY, logLines: opt.LogLines, began: time.Now()}
+	if opt.Progress != nil {
+		if refs, err := Select(opt.FS, opt.Root, opt.Tags); err == nil {
+			col.total = len(refs)
+		}
+	}
 	// godog's formatter registry is global and not safe for concurrent
 	// use, so one formatter is registered once and finds this run's
 	// collector by the suite name it is handed.
@@ -126,13 +146,17 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	suite.Run()
 
 	results := col.results()
-	r := report.Build(cat, report.Kernel{
+	interrupted := ctx.Err() != nil || (opt.Stop != nil && opt.Stop.Err() != nil)
+	warnings := append(slices.Clone(opt.Warnings), capabilityWarnings(cat, info.Capabilities)...)
+	r := report.BuildWith(cat, report.Kernel{
 		Name: info.Kernel.Name, Version: info.Kernel.Version, Capabilities: info.Capabilities,
 		Readings: info.Readings, Command: opt.Launcher.Describe(),
-	}, results, started, time.Since(started))
+	}, results, started, time.Since(started), report.BuildOptions{
+		Selection: opt.Tags, Interrupted: interrupted, Warnings: warnings,
+	})
 	r.Tool = report.Tool{Name: "conform", Version: Version}
 	r.Protocol = wire.Version
-	if ctx.Err() != nil {
+	if interrupted {
 		return r, ErrIncomplete
 	}
 	return r, nil
@@ -146,6 +170,9 @@ type collector struct {
 	outs      []steps.Outcome
 	times     map[string]time.Duration
 	progress  io.Writer
+	tty       bool
+	total     int
+	began     time.Time
 	logLines  int
 	rows      []report.ScenarioResult
 }
@@ -156,7 +183,34 @@ func (c *collector) add(o steps.Outcome) {
 	row := c.row(o)
 	c.rows = append(c.rows, row)
 	if c.progress != nil {
-		fmt.Fprintf(c.progress, "%-12s %s:%d  %s\n", strings.ToUpper(string(row.Status)), row.File, row.Line, row.Name)
+		c.report(row)
+	}
+}
+
+// report prints one finished scenario. Scenario names come from feature
+// files, which may be anyone's, so they are escaped like kernel text.
+func (c *collector) report(row report.ScenarioResult) {
+	n := len(c.rows)
+	count := fmt.Sprintf("[%d/%d]", n, max(c.total, n))
+	line := fmt.Sprintf("%-12s %s:%d  %s", strings.ToUpper(string(row.Status)), safetext.Line(row.File), row.Line, safetext.Line(row.Name))
+	if !c.tty {
+		fmt.Fprintf(c.progress, "%s %s\n", count, line)
+		return
+	}
+	left := ""
+	if c.total > n && n > 0 {
+		per := time.Since(c.began) / time.Duration(n)
+		left = fmt.Sprintf(" ~%s left", (per * time.Duration(c.total-n)).Round(time.Second))
+	}
+	// \r and erase-line rewrite the status line; a scenario that did not
+	// pass is printed on a line of its own so it stays visible.
+	if row.Status != report.Pass {
+		fmt.Fprintf(c.progress, "\r\x1b[2K%s %s\n", count, line)
+	}
+	if n < c.total {
+		fmt.Fprintf(c.progress, "\r\x1b[2K%s%s  %s", count, left, line)
+	} else {
+		fmt.Fprint(c.progress, "\r\x1b[2K")
 	}
 }
 
@@ -182,6 +236,8 @@ func (c *collector) row(o steps.Outcome) report.ScenarioResult {
 		row.Observations = append(row.Observations, report.Observation{Subject: ob.Subject, What: ob.What})
 	}
 	switch {
+	case s.NotRun != "":
+		row.Status, row.Failure = report.NotRun, s.NotRun
 	case s.Fault != nil:
 		row.Status, row.Failure = report.Error, s.Fault.Error()
 	case c.undefined[p.Id] != "":
@@ -196,7 +252,7 @@ func (c *collector) row(o steps.Outcome) report.ScenarioResult {
 		row.Checks = c.checks(p, s.Checks)
 		row.Status, row.Failure = checksStatus(row.Checks)
 	}
-	if row.Status != report.Pass {
+	if row.Status != report.Pass && row.Status != report.NotRun {
 		row.Log = s.World.Log.Lines(c.logLines)
 	}
 	return row
@@ -344,3 +400,21 @@ func (f *collectFmt) Undefined(p *messages.Pickle, st *messages.PickleStep, _ *g
 }
 
 func (f *collectFmt) Summary() {}
+
+// capabilityWarnings names declared capabilities the catalog does not know:
+// a misspelt capability would otherwise silently skip the rows it gates.
+func capabilityWarnings(cat *spec.Catalog, declared []string) []string {
+	known := map[string]bool{}
+	for _, q := range cat.Requirements {
+		if q.Capability != "" {
+			known[q.Capability] = true
+		}
+	}
+	var out []string
+	for _, c := range declared {
+		if !known[c] {
+			out = append(out, fmt.Sprintf("the kernel declares capability %q, which no requirement of the catalog uses (misspelt? the rows it was meant to enable are skipped)", c))
+		}
+	}
+	return out
+}

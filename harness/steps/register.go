@@ -25,6 +25,11 @@ func Register(sc *godog.ScenarioContext, env *Env, done func(Outcome)) {
 	s := newScenario(env)
 	sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 		s.setTags(p)
+		if ctx.Err() != nil || (env.Stop != nil && env.Stop.Err() != nil) {
+			// The run was interrupted: start nothing new.
+			s.NotRun = "the run was interrupted before this scenario started"
+			return ctx, godog.ErrSkip
+		}
 		if reason := capabilitySkip(env, p); reason != "" {
 			s.Skip = reason
 			return ctx, godog.ErrSkip

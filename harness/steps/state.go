@@ -22,6 +22,21 @@ type Env struct {
 	ScenarioTimeout time.Duration
 	// Info is the kernel's initialize answer (capabilities, readings).
 	Info wire.InitializeResult
+	// Stop, when done, means the run was interrupted: scenarios not yet
+	// started are not run, and running sessions are abandoned as not run
+	// rather than blamed on the kernel.
+	Stop context.Context
+	// TimeoutMultiplier scales every duration the suite uses (>= 1).
+	TimeoutMultiplier float64
+}
+
+// Scale stretches a duration of the suite by the run's timeout multiplier,
+// so a slow kernel or machine gets room without editing features.
+func (e *Env) Scale(d time.Duration) time.Duration {
+	if e == nil || e.TimeoutMultiplier <= 1 {
+		return d
+	}
+	return time.Duration(float64(d) * e.TimeoutMultiplier)
 }
 
 var sessionSeq atomic.Int64
@@ -43,6 +58,8 @@ type Scenario struct {
 	Fault error
 	// Skip carries the reason the scenario was skipped.
 	Skip string
+	// NotRun says why the scenario did not run (the run was interrupted).
+	NotRun string
 	// Checks are the outcomes of the scenario's checks, in step order.
 	Checks []CheckOutcome
 	// Observations are recorded without judging (observe).
@@ -100,6 +117,9 @@ func (s *Scenario) run(ctx context.Context) error {
 	s.ran = true
 	k, err := s.env.Pool.Get(ctx)
 	if err != nil {
+		if ctx.Err() != nil || (s.env.Stop != nil && s.env.Stop.Err() != nil) {
+			s.NotRun = "the run was interrupted before this scenario's kernel started"
+		}
 		s.Fault = err
 		return err
 	}
@@ -112,8 +132,21 @@ func (s *Scenario) run(ctx context.Context) error {
 	for _, f := range s.onRun {
 		f(k)
 	}
-	res, err := k.Run(ctx, s.World, wire.RunParams{SessionID: s.SessionID, Prompt: s.Prompt, Config: s.Cfg}, s.env.ScenarioTimeout)
+	rctx := ctx
+	if s.env.Stop != nil {
+		var stop context.CancelFunc
+		rctx, stop = context.WithCancel(ctx)
+		defer stop()
+		defer context.AfterFunc(s.env.Stop, stop)()
+	}
+	res, err := k.Run(rctx, s.World, wire.RunParams{SessionID: s.SessionID, Prompt: s.Prompt, Config: s.Cfg}, s.env.Scale(s.env.ScenarioTimeout))
 	s.Result = res
+	if err != nil && rctx.Err() != nil && (ctx.Err() != nil || s.env.Stop.Err() != nil) {
+		// Interrupted by the user, not a kernel fault.
+		s.NotRun = "the run was interrupted while this scenario ran"
+		s.Fault = &driver.Fault{What: "interrupted"} // the kernel is discarded, not reused
+		return err
+	}
 	var rej *driver.ConfigRejected
 	switch {
 	case errors.As(err, &rej):
