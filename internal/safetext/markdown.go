@@ -44,10 +44,11 @@ func isPunct(c byte) bool {
 }
 
 // MarkdownCode renders kernel text as an inline code span, for prose. The
-// delimiter is one backtick longer than any backtick run in the text, and
-// padded with a space when the text starts or ends with a backtick, so the
-// span cannot end early (and when it starts and ends with a space, which
-// CommonMark would otherwise drop). The text is Line'd first; an empty text gives "".
+// text is Line'd first. The delimiter is one backtick longer than any
+// backtick run in the text, and padded with a space when the text starts or
+// ends with a backtick, so the span cannot end early (and when it starts and
+// ends with a space, which CommonMark would otherwise drop). An empty text is
+// a span of one space, so that it still shows as a (blank) value.
 func MarkdownCode(s string) string {
 	return codeSpan(Line(s))
 }
@@ -60,7 +61,8 @@ func MarkdownCellCode(s string) string {
 
 func codeSpan(s string) string {
 	if s == "" {
-		return ""
+		// "``" would be two literal backticks, not an empty span.
+		return "` `"
 	}
 	ticks := strings.Repeat("`", longestRun(s, '`')+1)
 	// CommonMark drops one space from each end of a span that starts and

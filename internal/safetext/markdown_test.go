@@ -119,7 +119,7 @@ func TestMarkdownCode(t *testing.T) {
 		{"`x`", "`` `x` ``", "`` `x` ``"},
 		{"a|b", "`a|b`", "`a\\|b`"},
 		{"x\ry", "`x\\ry`", "`x\\ry`"},
-		{"", "", ""},
+		{"", "` `", "` `"},
 	} {
 		if got := safetext.MarkdownCode(c.in); got != c.want {
 			t.Errorf("MarkdownCode(%q) = %q, want %q", c.in, got, c.want)
