@@ -3,5 +3,7 @@
 //
 // Commands: run (the suite, with reports), fuzz (generated sessions and
 // their invariants), list and explain (the catalog and its coverage),
-// kernel (the reference kernel on stdio).
+// kernel (the reference kernel on stdio), version (tool, protocol and
+// catalog versions). Every usage error (exit 2) is found before a kernel
+// starts: flags, tag expression, feature files and report paths.
 package main
