@@ -30,10 +30,6 @@ func (f *Fault) Error() string {
 	return "kernel error: " + f.What + "\n--- kernel stderr (tail) ---\n" + strings.TrimRight(f.Stderr, "\n")
 }
 
-// MaxMessagesPerSession bounds what one session may send before the kernel
-// is declared to be flooding the harness.
-const MaxMessagesPerSession = 200_000
-
 // Kernel is one running, initialized kernel instance.
 type Kernel struct {
 	ep   *adapter.Endpoint
@@ -42,12 +38,8 @@ type Kernel struct {
 
 	mu     sync.Mutex
 	routes map[string]*route
+	stray  int // messages for no routed session
 	faults []string
-}
-
-type route struct {
-	world *fakes.World
-	count int
 }
 
 // Start launches a kernel and runs the initialize handshake.
@@ -67,6 +59,7 @@ func start(ctx context.Context, l adapter.Launcher, timeout time.Duration, timeo
 		Validate:    validate,
 		OnViolation: func(v *jsonrpc.Violation) { k.fault(v.Error()) },
 		Arrive:      k.arrive,
+		Handshake:   true, // nothing before initialize is answered (PROTOCOL.md §5)
 	})
 	k.rpc.Start()
 	ictx, cancel := context.WithTimeout(ctx, timeout)
@@ -96,8 +89,18 @@ func start(ctx context.Context, l adapter.Launcher, timeout time.Duration, timeo
 	return k, nil
 }
 
+// validate checks a kernel → harness part against its schema, then decodes
+// it as the fakes and checks will: a part the schema accepts but Go cannot
+// hold (a number beyond its field) is a violation naming the field, never a
+// row silently missing from what the checks see.
 func validate(method string, part jsonrpc.Part, raw json.RawMessage) error {
-	return wire.Validate(method, part.String(), raw)
+	if err := wire.Validate(method, part.String(), raw); err != nil {
+		return err
+	}
+	if _, err := wire.Decode(method, part.String(), raw); err != nil {
+		return fmt.Errorf("does not decode: %w", err)
+	}
+	return nil
 }
 
 // Version is the harness version reported in initialize.
@@ -141,9 +144,15 @@ func (k *Kernel) explain(err error, method string) *Fault {
 		return f
 	}
 	what := ""
+	var v *jsonrpc.Violation
+	var te *timeoutError
 	switch {
+	case errors.As(err, &te):
+		what = fmt.Sprintf("no answer to %s before the scenario timeout (hang)%s", method, te.note())
 	case errors.Is(err, context.DeadlineExceeded):
 		what = fmt.Sprintf("no answer to %s before the scenario timeout (hang)", method)
+	case errors.Is(err, jsonrpc.ErrClosed) && errors.As(k.rpc.Err(), &v):
+		what = fmt.Sprintf("connection broke during %s: %v", method, v) // at once: the kernel may still be running
 	case errors.Is(err, jsonrpc.ErrClosed):
 		what = k.exitText(method)
 	default:
@@ -154,8 +163,10 @@ func (k *Kernel) explain(err error, method string) *Fault {
 			what = fmt.Sprintf("%s failed: %v", method, err)
 		}
 	}
-	if fs := k.Faults(); len(fs) > 0 {
-		what += "; " + strings.Join(fs, "; ")
+	for _, f := range k.Faults() {
+		if !strings.Contains(what, f) {
+			what += "; " + f
+		}
 	}
 	return &Fault{What: what, Stderr: k.ep.StderrTail()}
 }
@@ -187,7 +198,14 @@ func (k *Kernel) Register(session string, w *fakes.World) {
 	w.Agents.Bind(k, session) // spawn-capable fakes call back through k
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.routes[session] = &route{world: w}
+	// Every session of a scenario counts against the same limits.
+	for _, r := range k.routes {
+		if r.world == w {
+			k.routes[session] = &route{world: w, load: r.load}
+			return
+		}
+	}
+	k.routes[session] = &route{world: w, load: &load{root: session}}
 }
 
 // Unregister stops routing a scenario's sessions.
@@ -201,21 +219,6 @@ func (k *Kernel) Unregister(w *fakes.World) {
 	}
 }
 
-func (k *Kernel) lookup(session string) (*fakes.World, bool) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	r, ok := k.routes[session]
-	if !ok {
-		return nil, false
-	}
-	r.count++
-	if r.count == MaxMessagesPerSession {
-		k.faults = append(k.faults, fmt.Sprintf("flood: session %s sent more than %d messages", session, MaxMessagesPerSession))
-		go k.rpc.Close()
-	}
-	return r.world, r.count < MaxMessagesPerSession
-}
-
 // arrive routes and records every message in arrival order (it runs in the
 // connection's read loop); handle then answers requests concurrently.
 func (k *Kernel) arrive(req *jsonrpc.Request) {
@@ -223,8 +226,13 @@ func (k *Kernel) arrive(req *jsonrpc.Request) {
 	if req.Method == wire.NotifySessionMeta {
 		k.adoptChild(req.Params)
 	}
-	w, ok := k.lookup(session)
-	if !ok {
+	k.mu.Lock()
+	w, res := k.lookupLocked(session, len(req.Params))
+	k.mu.Unlock()
+	switch res {
+	case dropped:
+		return
+	case unknown:
 		// A request whose params break the schema is reported as that (by
 		// the transport's validation), not as a routing problem.
 		if req.IsNotification() || wire.Validate(req.Method, wire.PartParams, req.Params) == nil {
@@ -257,7 +265,11 @@ func (k *Kernel) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 
 func (k *Kernel) adoptChild(raw json.RawMessage) {
 	var m wire.SessionMeta
-	if json.Unmarshal(raw, &m) != nil || m.ParentSessionID == "" {
+	if err := wire.DecodeInto(raw, &m); err != nil {
+		k.fault(fmt.Sprintf("%s params do not decode: %v", wire.NotifySessionMeta, err)) // validation let it through: a defect, never a silent drop
+		return
+	}
+	if m.ParentSessionID == "" {
 		return
 	}
 	k.mu.Lock()
@@ -266,21 +278,21 @@ func (k *Kernel) adoptChild(raw json.RawMessage) {
 		return
 	}
 	if p, ok := k.routes[m.ParentSessionID]; ok {
-		k.routes[m.SessionID] = &route{world: p.world}
+		k.routes[m.SessionID] = &route{world: p.world, load: p.load}
 	}
 }
 
 // Run runs one root session to its end. A non-nil error is always a *Fault.
 func (k *Kernel) Run(ctx context.Context, w *fakes.World, p wire.RunParams, timeout time.Duration) (wire.RunSessionResult, error) {
 	k.Register(p.SessionID, w)
-	rctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	rctx, dl := k.withDeadline(ctx, timeout)
+	defer dl.stop()
 	// A kernel that stops reading its input can block our writes; past the
 	// scenario's deadline, stop it so that nothing waits on it any more.
 	stop := context.AfterFunc(rctx, func() { k.ep.Close() })
 	defer stop()
 	var res wire.RunSessionResult
-	err := k.rpc.Call(rctx, wire.MethodSessionRun, p, &res)
+	err := dl.err(rctx, k.rpc.Call(rctx, wire.MethodSessionRun, p, &res))
 	if err != nil {
 		var rerr *jsonrpc.Error
 		if errors.As(err, &rerr) && rerr.Code == wire.CodeConfigRejected {

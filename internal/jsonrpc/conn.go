@@ -199,6 +199,11 @@ func (c *Conn) Close() error {
 	return nil
 }
 
+// CloseWith ends the connection because of err (a peer that floods, say):
+// Err returns it and pending calls fail with ErrClosed wrapping it. It may
+// be called from Options.Arrive.
+func (c *Conn) CloseWith(err error) { c.shutdown(err) }
+
 func (c *Conn) shutdown(err error) {
 	c.mu.Lock()
 	if c.closed {
