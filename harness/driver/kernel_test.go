@@ -154,7 +154,9 @@ func TestProtocolBreaksAreNamed(t *testing.T) {
 		line func(session string) string
 		want string
 	}{
-		{"second response", func(string) string { return `{"jsonrpc":"2.0","id":1,"result":{"protocol_version":"conform.wire/v1","kernel":{"name":"raw","version":"0"}}}` },
+		{"second response", func(string) string {
+			return `{"jsonrpc":"2.0","id":1,"result":{"protocol_version":"conform.wire/v1","kernel":{"name":"raw","version":"0"}}}`
+		},
 			"second response to initialize (id 1)"},
 		{"result and error", func(s string) string {
 			return `{"jsonrpc":"2.0","id":2,"result":{"session_id":"` + s + `","status":"completed","turns":1},"error":{"code":1,"message":"x"}}`
