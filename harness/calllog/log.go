@@ -72,7 +72,9 @@ func (l *Log) Begin(kind, method, session, turn, label string, params json.RawMe
 func (l *Log) Finish(e *Entry, result any, err error) {
 	var raw json.RawMessage
 	if err == nil && result != nil {
-		raw, _ = json.Marshal(result)
+		// The transport marshals the answer again and sends a -32603 error
+		// when it cannot; the log says the same, never an empty success.
+		raw, err = json.Marshal(result)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -109,10 +111,23 @@ func (l *Log) Select(match func(*Entry) bool) []Entry {
 func (l *Log) Since(t time.Time) time.Duration { return t.Sub(l.t0) }
 
 // Lines renders the log for failure output, at most max lines (the last
-// ones, where the divergence usually is); max <= 0 means all.
+// ones, where the divergence usually is); max <= 0 means all. Only the lines
+// kept are formatted, so a scenario that recorded a flood costs no more.
 func (l *Log) Lines(max int) []string {
-	es := l.Entries()
+	l.mu.Lock()
+	from, total := 0, len(l.entries)
+	if max > 0 && total > max {
+		from = total - max
+	}
+	es := make([]Entry, total-from)
+	for i, e := range l.entries[from:] {
+		es[i] = *e
+	}
+	l.mu.Unlock()
 	var lines []string
+	if from > 0 {
+		lines = append(lines, fmt.Sprintf("… %d earlier entries", from))
+	}
 	for _, e := range es {
 		mark := "→"
 		if e.Kind == Notification {
@@ -130,9 +145,6 @@ func (l *Log) Lines(max int) []string {
 			}
 		}
 		lines = append(lines, s)
-	}
-	if max > 0 && len(lines) > max {
-		lines = append([]string{fmt.Sprintf("… %d earlier entries", len(lines)-max)}, lines[len(lines)-max:]...)
 	}
 	return lines
 }
