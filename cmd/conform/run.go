@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -26,6 +27,8 @@ type runFlags struct {
 	timeout, initTimeout     time.Duration
 	quiet                    bool
 	env                      []string
+	multiplier               float64
+	repeat                   int
 }
 
 func newRunCmd() *cobra.Command {
@@ -67,6 +70,8 @@ how many there are.`,
 	fl.DurationVar(&f.timeout, "timeout", 20*time.Second, "time one scenario's session may take before the kernel is declared hung")
 	fl.DurationVar(&f.initTimeout, "init-timeout", 10*time.Second, "time a kernel may take to start and answer initialize")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no per-scenario progress")
+	fl.Float64Var(&f.multiplier, "timeout-multiplier", 1, "scale every duration the suite uses (scenario and initialize timeouts, grace windows, deadlines) by this factor, for a slow kernel or machine")
+	fl.IntVar(&f.repeat, "repeat", 1, "run every selected scenario this many times and report any outcome that varied (exit 1 on any variation)")
 	fl.StringArrayVar(&f.env, "env", nil, "give the --kernel subprocess this variable of conform's environment (NAME) or this value (NAME=VALUE); repeatable")
 	return cmd
 }
@@ -86,6 +91,10 @@ func checkRunFlags(f *runFlags) error {
 		return usage("--timeout must be positive, not %v", f.timeout)
 	case f.initTimeout <= 0:
 		return usage("--init-timeout must be positive, not %v", f.initTimeout)
+	case !(f.multiplier >= 1) || f.multiplier > 1000:
+		return usage("--timeout-multiplier must be between 1 and 1000, not %v", f.multiplier)
+	case f.repeat < 1:
+		return usage("--repeat must be at least 1, not %d", f.repeat)
 	}
 	return nil
 }
@@ -101,7 +110,7 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	if l, err = withEnv(l, f.env); err != nil {
 		return err
 	}
-	opt := runner.Options{Launcher: l, Tags: f.tags, Concurrency: f.jobs, ScenarioTimeout: f.timeout, FS: features.FS, Root: "."}
+	opt := runner.Options{Launcher: l, Tags: f.tags, Concurrency: f.jobs, ScenarioTimeout: f.timeout, FS: features.FS, Root: ".", TimeoutMultiplier: f.multiplier}
 	if f.features != "" {
 		if opt.FS, err = featureFolder(f.features); err != nil {
 			return err
@@ -116,17 +125,28 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	}
 	if !f.quiet {
 		opt.Progress = cmd.ErrOrStderr()
+		opt.ProgressTTY = isTerminal(opt.Progress)
 	}
 	pool := driver.NewPool(l)
-	pool.InitTimeout, pool.InitTimeoutName = f.initTimeout, "--init-timeout"
+	pool.InitTimeout = time.Duration(float64(f.initTimeout) * f.multiplier)
+	pool.InitTimeoutName = "--init-timeout"
 	defer pool.Close()
 	opt.Pool = pool
 
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	r, err := runner.Run(ctx, opt)
+	stopCtx, interrupted := context.WithCancel(context.Background())
+	defer interrupted()
+	opt.Stop = stopCtx
+	defer onSignals(cmd, interrupted, pool)()
+
+	r, err := runner.RunRepeated(cmd.Context(), opt, f.repeat)
 	incomplete := errors.Is(err, runner.ErrIncomplete)
-	if err != nil && !incomplete {
+	var initErr *runner.InitError
+	switch {
+	case errors.As(err, &initErr) && r != nil:
+		// The kernel never initialized: the reports still say so, for CI.
+		werr := writeReports(r, outs)
+		return &exitError{exitUsage, errors.Join(err, werr)}
+	case err != nil && !incomplete:
 		return &exitError{exitUsage, err}
 	}
 	// A report that cannot be written must not cost the others, nor the
@@ -144,7 +164,40 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	if failing := r.Failing(f.require); len(failing) > 0 {
 		return &exitError{exitFailed, fmt.Errorf("%d requirements at level %s fail or err", len(failing), f.require)}
 	}
+	if r.Stability != nil && r.Stability.Varied {
+		return &exitError{exitFailed, fmt.Errorf("outcomes varied over %d runs: %d scenarios, %d requirements", r.Stability.Runs, len(r.Stability.Scenarios), len(r.Stability.Requirements))}
+	}
 	return nil
+}
+
+// onSignals makes the first SIGINT or SIGTERM interrupt the run (nothing new
+// starts; the reports are written) and a second one exit at once, after
+// killing the kernels. It returns the function that stops listening.
+func onSignals(cmd *cobra.Command, interrupt func(), pool *driver.Pool) func() {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+		case <-done:
+			return
+		}
+		fmt.Fprintln(cmd.ErrOrStderr(), "conform: interrupted; finishing the reports (a second interrupt exits at once)")
+		interrupt()
+		select {
+		case <-ch:
+		case <-done:
+			return
+		}
+		fmt.Fprintln(cmd.ErrOrStderr(), "conform: second interrupt; killing the kernels and exiting")
+		pool.Close()
+		os.Exit(exitIncomplete)
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
 }
 
 // withEnv gives a subprocess kernel the --env variables.

@@ -404,8 +404,10 @@ func compliance(reqs []RequirementResult, opt BuildOptions) Compliance {
 		Complete:     notTested == 0 && unverifiable == 0 && !opt.Interrupted && opt.Selection == "",
 	}
 	scope := fmt.Sprintf("%d agent-loop %s", total, plural(total, "requirement", "requirements"))
+	apart := ""
 	if seeds > 0 {
-		scope += fmt.Sprintf("; the %d deterministic-first %s reported apart", seeds, plural(seeds, "row is", "rows are"))
+		apart = fmt.Sprintf("; the %d deterministic-first %s reported apart", seeds, plural(seeds, "row is", "rows are"))
+		scope += apart
 	}
 	switch {
 	case opt.Interrupted:
@@ -440,7 +442,7 @@ func compliance(reqs []RequirementResult, opt BuildOptions) Compliance {
 	}
 	full := passed - partials
 	if partials+unverifiable+notTested == 0 && total == passed {
-		c.Label += fmt.Sprintf(": all %s fully verified", scope)
+		c.Label += fmt.Sprintf(": all %d agent-loop %s fully verified%s", total, plural(total, "requirement", "requirements"), apart)
 		return c
 	}
 	var parts []string

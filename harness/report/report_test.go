@@ -27,7 +27,7 @@ func testCatalog() *spec.Catalog {
 			{ID: "TA-02", Area: "TA", Title: "max_turns bound", Level: "MUST", Class: "must", Profile: "agent-loop", Matrix: true, MatrixRow: 2},
 			{ID: "TA-03", Area: "TA", Title: "max_cost_usd bound", Level: "SHOULD", Class: "should", Profile: "agent-loop", Capability: "bound.max_cost_usd"},
 			{ID: "TA-05", Area: "TA", Title: "Weighted-token cost", Level: "MAY", Class: "may", Profile: "agent-loop", Capability: "cost.weighted_tokens"},
-			{ID: "HD-01", Area: "HD", Title: "Hook order", Level: "MUST (implied)", Class: "must", Profile: "agent-loop", Unverifiable: "that no hidden channel exists"},
+			{ID: "HD-01", Area: "HD", Title: "Hook order", Level: "MUST (implied)", Class: "must", Profile: "agent-loop"},
 			{ID: "HD-07", Area: "HD", Title: "Concurrent observe", Level: "MAY", Class: "may", Profile: "agent-loop", Capability: "hooks.concurrent_observe"},
 			{ID: "DF-01", Area: "DF", Title: "Seed row", Level: "seed", Class: "seed", Profile: "deterministic-first", Capability: "profile.deterministic_first"},
 		},
@@ -60,6 +60,10 @@ func TestVerdictRules(t *testing.T) {
 		wantStatus Status
 		wantReason string
 		wantRefs   []string
+		// note, when set, is the catalog's note on what of id is not
+		// observable over the wire.
+		note        string
+		wantPartial bool
 	}{
 		{
 			name:       "no covering scenario is not_tested, never pass",
@@ -172,8 +176,17 @@ func TestVerdictRules(t *testing.T) {
 			name:       "unverifiable without text uses the catalog's note",
 			id:         "HD-01",
 			scenarios:  []ScenarioResult{sc("h.feature", 1, Unverifiable, "", "HD-01"), sc("h.feature", 2, Skipped, "n/a", "HD-01")},
+			note:       "that no hidden channel exists",
 			wantStatus: Unverifiable,
 			wantReason: "that no hidden channel exists",
+		},
+		{
+			name:        "a pass of a requirement with an unobservable clause is partial",
+			id:          "HD-01",
+			scenarios:   []ScenarioResult{sc("h.feature", 1, Pass, "", "HD-01")},
+			note:        "that no hidden channel exists",
+			wantStatus:  Pass,
+			wantPartial: true,
 		},
 		{
 			name:       "unverifiable without text or note",
@@ -183,10 +196,11 @@ func TestVerdictRules(t *testing.T) {
 			wantReason: "not verifiable from outside",
 		},
 		{
-			name:       "unverifiable plus pass is pass",
-			id:         "TA-01",
-			scenarios:  []ScenarioResult{sc("a.feature", 1, Unverifiable, "x", "TA-01"), sc("a.feature", 2, Pass, "", "TA-01")},
-			wantStatus: Pass,
+			name:        "unverifiable plus pass is pass",
+			id:          "TA-01",
+			scenarios:   []ScenarioResult{sc("a.feature", 1, Unverifiable, "x", "TA-01"), sc("a.feature", 2, Pass, "", "TA-01")},
+			wantStatus:  Pass,
+			wantPartial: true,
 		},
 		{
 			name:       "a seed row may be skipped",
@@ -216,8 +230,17 @@ func TestVerdictRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Build(testCatalog(), tt.kernel, tt.scenarios, started, time.Second)
+			cat := testCatalog()
+			for i := range cat.Requirements {
+				if cat.Requirements[i].ID == tt.id && tt.note != "" {
+					cat.Requirements[i].Unverifiable = tt.note
+				}
+			}
+			r := Build(cat, tt.kernel, tt.scenarios, started, time.Second)
 			got := find(t, r, tt.id)
+			if got.Partial != tt.wantPartial {
+				t.Errorf("partial = %v, want %v (%q)", got.Partial, tt.wantPartial, got.Unverified)
+			}
 			if got.Status != tt.wantStatus {
 				t.Errorf("status = %q, want %q (reason %q)", got.Status, tt.wantStatus, got.Reason)
 			}
@@ -362,17 +385,17 @@ func TestCompliance(t *testing.T) {
 		{
 			name:     "everything passes",
 			statuses: allPass(nil),
-			want:     Compliance{Level: LevelAll, Complete: true, Label: "compliant at every level (MUST, SHOULD and MAY): all 6 agent-loop requirements; the 1 deterministic-first row is reported apart fully verified"},
+			want:     Compliance{Level: LevelAll, Complete: true, Label: "compliant at every level (MUST, SHOULD and MAY): all 6 agent-loop requirements fully verified; the 1 deterministic-first row is reported apart"},
 		},
 		{
 			name:     "seed rows are excluded from the level",
 			statuses: allPass(map[string]Status{"DF-01": Fail}),
-			want:     Compliance{Level: LevelAll, Complete: true, Label: "compliant at every level (MUST, SHOULD and MAY): all 6 agent-loop requirements; the 1 deterministic-first row is reported apart fully verified"},
+			want:     Compliance{Level: LevelAll, Complete: true, Label: "compliant at every level (MUST, SHOULD and MAY): all 6 agent-loop requirements fully verified; the 1 deterministic-first row is reported apart"},
 		},
 		{
 			name:     "an untested seed row leaves the run complete",
 			statuses: allPass(map[string]Status{"DF-01": NotTested}),
-			want:     Compliance{Level: LevelAll, Complete: true, Label: "compliant at every level (MUST, SHOULD and MAY): all 6 agent-loop requirements; the 1 deterministic-first row is reported apart fully verified"},
+			want:     Compliance{Level: LevelAll, Complete: true, Label: "compliant at every level (MUST, SHOULD and MAY): all 6 agent-loop requirements fully verified; the 1 deterministic-first row is reported apart"},
 		},
 		{
 			name:     "a failing MUST is not compliant",
