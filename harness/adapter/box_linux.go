@@ -22,8 +22,8 @@ import (
 // say whose an orphan is. Three things can:
 //   - processes seen below the kernel while it was still alive (the box
 //     records the kernel's tree before it closes the kernel's stdin);
-//   - the kernel's process group, for processes started after the kernel's
-//     own start (a pid is not reused while a group bears it);
+//   - the kernel's process group, while its number still names no other
+//     process;
 //   - MarkerEnv, unique per kernel, inherited by every process the kernel
 //     starts unless one of them clears its environment.
 //
@@ -80,6 +80,15 @@ func (b *box) started(pid int) {
 	}
 	liveKernels.m[b.kernel] = true
 	liveKernels.Unlock()
+}
+
+// killGroup kills the kernel's process group, unless the kernel has been
+// reaped, its group emptied and its number given to another process.
+func (b *box) killGroup() {
+	if p, ok := readStat(b.kernel.pid); ok && p.ident() != b.kernel {
+		return
+	}
+	_ = unix.Kill(-b.kernel.pid, unix.SIGKILL)
 }
 
 func (b *box) release() {
@@ -156,13 +165,19 @@ func (b *box) sweep(limit time.Duration) error {
 func (b *box) members(ps map[int]proc) []proc {
 	self := os.Getpid()
 	liveKernels.Lock()
-	others, otherGroups := map[ident]bool{}, map[int]bool{}
+	others := map[ident]bool{}
 	for id := range liveKernels.m {
 		if id != b.kernel {
-			others[id], otherGroups[id.pid] = true, true
+			others[id] = true
 		}
 	}
 	liveKernels.Unlock()
+	// The kernel's group is still its own unless its pid now names another
+	// process: a pid is not reused while a group bears it, so once the
+	// group is empty a later process (another kernel, any child) may be
+	// given it and lead a group of the same number.
+	leader, ok := ps[b.kernel.pid]
+	ownGroup := !ok || leader.ident() == b.kernel
 
 	inTree := map[int]bool{}
 	var under func(pid, depth int) bool // pid's ancestry reaches conform
@@ -191,9 +206,7 @@ func (b *box) members(ps map[int]proc) []proc {
 		case !under(pid, 0) || others[id] || depth > len(ps):
 		case id == b.kernel || b.known[id]:
 			v = true
-		case p.pgid == b.kernel.pid && p.start >= b.kernel.start && !otherGroups[p.pgid]:
-			// (Once this kernel's group is empty its pid may be reused
-			// by a later kernel, whose group is that kernel's.)
+		case ownGroup && p.pgid == b.kernel.pid && p.start >= b.kernel.start:
 			v = true
 		case hasMarker(pid, b.marker):
 			v = true

@@ -122,7 +122,7 @@ func (s Subprocess) Launch(ctx context.Context) (*Endpoint, error) {
 			case <-ep.exited:
 			case <-time.After(500 * time.Millisecond):
 			}
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			b.killGroup()
 			_ = cmd.Process.Kill()
 			<-ep.exited
 			closeErr = b.sweep(5 * time.Second)
