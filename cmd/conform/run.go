@@ -144,11 +144,14 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	switch {
 	case errors.As(err, &initErr) && r != nil:
 		// The kernel never initialized: the reports still say so, for CI.
+		report.Redact(r, nil)
 		werr := writeReports(r, outs)
 		return &exitError{exitUsage, errors.Join(err, werr)}
 	case err != nil && !incomplete:
 		return &exitError{exitUsage, err}
 	}
+	// The kernel may have echoed conform's secrets; no report keeps them.
+	report.Redact(r, nil)
 	// A report that cannot be written must not cost the others, nor the
 	// text report of a run that finished.
 	werr := writeReports(r, outs)

@@ -107,3 +107,40 @@ func TestObservationsNeverJudge(t *testing.T) {
 		t.Errorf("TA-01 = %s with an observation, want pass", got.Status)
 	}
 }
+
+// Every format says in its first lines that a run was interrupted, and the
+// JUnit suite time is the wall time of the suite, not a sum over scenarios
+// that ran in parallel.
+func TestInterruptedAndWallTime(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	scs := []ScenarioResult{
+		{File: "a.feature", Line: 1, Tags: []string{"@TA-01"}, Status: Pass, Started: t0, Duration: 2 * time.Second,
+			Checks: []CheckResult{{Step: "s", Line: 2, Requirements: []string{"TA-01"}, Status: Pass}}},
+		{File: "a.feature", Line: 5, Tags: []string{"@TA-02"}, Status: Pass, Started: t0.Add(time.Second), Duration: 2 * time.Second,
+			Checks: []CheckResult{{Step: "s", Line: 6, Requirements: []string{"TA-02"}, Status: Pass}}},
+		{File: "a.feature", Line: 9, Tags: []string{"@TA-03"}, Status: NotRun, Failure: "the run was interrupted"},
+	}
+	r := BuildWith(testCatalog(), Kernel{Name: "k"}, scs, t0, 3*time.Second, BuildOptions{Interrupted: true})
+	var text, md, junit strings.Builder
+	if err := writeText(&text, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeMarkdown(&md, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeJUnit(&junit, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String(), "junit": junit.String()} {
+		head := strings.Join(strings.SplitN(out, "\n", 5)[:4], "\n")
+		if !strings.Contains(strings.ToLower(head), "interrupted") {
+			t.Errorf("%s does not say interrupted in its first lines:\n%s", name, head)
+		}
+	}
+	if !strings.Contains(junit.String(), `<testsuite name="a.feature" tests="3" failures="0" errors="0" skipped="1" time="3.000"`) {
+		t.Errorf("JUnit suite time is not the wall time of the suite (3 s):\n%s", junit.String())
+	}
+	if r.Compliance.Level != LevelNone || !strings.HasPrefix(r.Compliance.Label, "no compliance claim") {
+		t.Errorf("an interrupted run claims %q", r.Compliance.Label)
+	}
+}

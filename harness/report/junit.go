@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -104,6 +105,7 @@ func writeJUnit(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 		{Name: "protocol", Value: x.line(r.Protocol)},
 		{Name: "compliance.level", Value: x.line(r.Compliance.Level)},
 		{Name: "compliance.label", Value: x.line(r.Compliance.Label)},
+		{Name: "interrupted", Value: strconv.FormatBool(r.Interrupted)},
 	}
 	var timestamp string
 	if !r.StartedAt.IsZero() {
@@ -117,19 +119,33 @@ func writeJUnit(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 		slices.SortStableFunc(scs, compareScenarios)
 		suite := junitSuite{Name: x.line(f), Timestamp: timestamp, Properties: props}
 		var sum time.Duration
+		var first, last time.Time
 		for _, s := range scs {
 			suite.Cases = append(suite.Cases, x.testcase(s))
 			suite.Tests++
 			sum += s.Duration
+			if !s.Started.IsZero() {
+				if first.IsZero() || s.Started.Before(first) {
+					first = s.Started
+				}
+				if end := s.Started.Add(s.Duration); end.After(last) {
+					last = end
+				}
+			}
 			switch s.Status {
 			case Pass:
 			case Fail:
 				suite.Failures++
-			case Skipped, Unverifiable:
+			case Skipped, Unverifiable, NotRun, NotReached:
 				suite.Skipped++
 			default:
 				suite.Errors++
 			}
+		}
+		// Scenarios run in parallel: the suite took the wall time from its
+		// first start to its last end, not the sum of its scenarios.
+		if !first.IsZero() {
+			sum = last.Sub(first)
 		}
 		suite.Time = seconds(sum)
 		total += sum
@@ -159,8 +175,27 @@ func writeJUnit(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 	return err
 }
 
+// failingChecks is every failing check of a scenario, each with its line
+// and the requirements it proves, or the failure text when there are none.
+func failingChecks(s ScenarioResult, failure string) string {
+	var b strings.Builder
+	for _, c := range s.Checks {
+		if c.Status != Fail {
+			continue
+		}
+		fmt.Fprintf(&b, "%s:%d [%s] %s\n  %s\n", s.File, c.Line, strings.Join(c.Requirements, " "), c.Step, strings.ReplaceAll(c.Message, "\n", "\n  "))
+	}
+	if b.Len() == 0 {
+		return failure
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
 func junitName(r *Report) string {
 	name := "conform"
+	if r.Interrupted {
+		name += " (INTERRUPTED)"
+	}
 	if k := strings.TrimSpace(r.Kernel.Name + " " + r.Kernel.Version); k != "" {
 		name += ": " + k
 	}
@@ -184,7 +219,7 @@ func (x xmlText) testcase(s ScenarioResult) junitCase {
 	switch s.Status {
 	case Pass:
 	case Fail:
-		c.Failure = &junitResult{Message: x.line(firstLine(failure, "failed")), Type: string(Fail), Body: x.withLog(failure, s.Log)}
+		c.Failure = &junitResult{Message: x.line(firstLine(failure, "failed")), Type: string(Fail), Body: x.withLog(failingChecks(s, failure), s.Log)}
 	case Skipped:
 		c.Skipped = &junitResult{Message: x.line(firstLine(failure, "skipped"))}
 	case Unverifiable:
@@ -193,6 +228,10 @@ func (x xmlText) testcase(s ScenarioResult) junitCase {
 			msg += ": " + failure
 		}
 		c.Skipped = &junitResult{Message: x.line(msg)}
+	case NotRun:
+		c.Skipped = &junitResult{Message: x.line("not run: " + firstLine(failure, "the run was interrupted"))}
+	case NotReached:
+		c.Skipped = &junitResult{Message: x.line("not reached: " + firstLine(failure, "no check could be evaluated"))}
 	default:
 		// Error, and any status Build would have turned into one.
 		c.Error = &junitResult{Message: x.line(firstLine(failure, "error")), Type: string(Error), Body: x.withLog(failure, s.Log)}

@@ -26,14 +26,23 @@ func glyph(s Status) string {
 		return "❔ unverifiable"
 	case NotTested:
 		return "➖ not tested"
+	case NotReached:
+		return "↪️ not reached"
+	case NotRun:
+		return "⏸️ not run"
 	}
 	return "❓ " + string(s)
 }
 
 // word is a status as plain words.
 func word(s Status) string {
-	if s == NotTested {
+	switch s {
+	case NotTested:
 		return "not tested"
+	case NotReached:
+		return "not reached"
+	case NotRun:
+		return "not run"
 	}
 	return string(s)
 }
@@ -56,7 +65,13 @@ func writeMarkdown(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 	m := mdText{secrets}
 
 	p("# Conformance report: %s\n\n", m.inline(kernelTitle(r.Kernel)))
+	if r.Interrupted {
+		p("> **Interrupted:** the run was stopped before every scenario ran; %d scenarios were not run and no compliance claim is made.\n\n", r.Summary.Scenarios[NotRun])
+	}
 	p("**Compliance: %s**\n\n", m.inline(r.Compliance.Label))
+	for _, w := range r.Warnings {
+		p("> **Warning:** %s\n\n", m.inline(w))
+	}
 
 	p("| | |\n|---|---|\n")
 	p("| Kernel | %s |\n", m.inline(kernelTitle(r.Kernel)))
@@ -116,8 +131,19 @@ func writeMarkdown(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 			p(" · deterministic-first profile")
 		}
 		p("\n  Scenarios: %s\n\n", m.codeList(q.Scenarios, "none", safetext.MarkdownCode))
-		p("%s\n", m.fence(q.Reason, "  "))
+		if len(q.Failures) == 0 {
+			p("%s\n", m.fence(q.Reason, "  "))
+			continue
+		}
+		for i, c := range q.Failures {
+			if i == maxChecksListed {
+				p("  - … and %d more failing checks (see the JSON report)\n\n", len(q.Failures)-i)
+				break
+			}
+			p("  - %s %s\n\n%s\n", m.code(c.Where()), m.inline(c.Step), m.fence(c.Message, "    "))
+		}
 	}
+	m.extras(p, r)
 
 	var agent, seeds []RequirementResult
 	for _, q := range r.Requirements {
@@ -149,7 +175,12 @@ func (m mdText) requirementTable(p func(string, ...any), reqs []RequirementResul
 			// Redacted before the cut, so that half a secret cannot remain.
 			note = m.inline(truncate(firstLine(m.secrets.Redact(q.Reason), ""), 120))
 		}
-		p("| %s | %s | %s | %s | %s | %s |\n", m.inline(q.ID), m.inline(q.Title), m.inline(q.Level), m.inline(glyph(q.Status)), m.scenarioCell(q.Scenarios), note)
+		status := glyph(q.Status)
+		if q.Partial {
+			status += " (partial)"
+			note = m.inline(truncate("not verified: "+m.secrets.Redact(q.Unverified), 120))
+		}
+		p("| %s | %s | %s | %s | %s | %s |\n", m.inline(q.ID), m.inline(q.Title), m.inline(q.Level), m.inline(status), m.scenarioCell(q.Scenarios), note)
 	}
 	p("\n")
 }
@@ -177,6 +208,9 @@ func scenarioCounts(r *Report) string {
 	for _, st := range ScenarioStatuses() {
 		n := r.Summary.Scenarios[st]
 		total += n
+		if n == 0 && (st == NotReached || st == NotRun) {
+			continue // rare statuses are named only when they occur
+		}
 		parts = append(parts, fmt.Sprintf("%d %s", n, word(st)))
 	}
 	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
@@ -228,4 +262,44 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return string(runes[:n-1]) + "…"
+}
+
+// extras writes the sections that only some runs have: partial passes,
+// observations and the stability of repeated runs.
+func (m mdText) extras(p func(string, ...any), r *Report) {
+	var partial []RequirementResult
+	for _, q := range r.Requirements {
+		if q.Status == Pass && q.Partial {
+			partial = append(partial, q)
+		}
+	}
+	if len(partial) > 0 {
+		p("## Partially verified\n\nThese pass, but not every clause was checked.\n\n| ID | Title | Not verified |\n|---|---|---|\n")
+		for _, q := range partial {
+			p("| %s | %s | %s |\n", m.inline(q.ID), m.inline(q.Title), m.inline(q.Unverified))
+		}
+		p("\n")
+	}
+	if len(r.Observations) > 0 {
+		p("## Observations\n\nRecorded without judging: no verdict, exit status or compliance level depends on them.\n\n| Subject | Scenario | What was seen |\n|---|---|---|\n")
+		for _, o := range r.Observations {
+			p("| %s | %s | %s |\n", m.inline(o.Subject), m.code(o.Scenario), m.inline(o.What))
+		}
+		p("\n")
+	}
+	if st := r.Stability; st != nil {
+		p("## Stability\n\n")
+		if !st.Varied {
+			p("Every outcome was the same in all %d runs.\n\n", st.Runs)
+			return
+		}
+		p("Outcomes **varied** over %d runs.\n\n| Scenario or requirement | Outcomes | Flake rate |\n|---|---|---|\n", st.Runs)
+		for _, v := range st.Scenarios {
+			p("| %s | %s | |\n", m.inline(v.Scenario), m.inline(v.Summary))
+		}
+		for _, f := range st.Requirements {
+			p("| %s | %s | %.0f%% |\n", m.inline(f.ID), m.inline(f.Summary), 100*f.Rate)
+		}
+		p("\n")
+	}
 }

@@ -4,8 +4,9 @@ import "github.com/agentconform/conform/internal/safetext"
 
 // Redact replaces, in place, every secret value in the strings of r a kernel
 // can put there: its name, version, capabilities, readings (keys and values)
-// and command line, every requirement's reason, and every scenario's failure
-// text and message log. secrets is usually safetext.EnvironRedactor(); nil
+// and command line; every requirement's reason, failing and unreached checks
+// and what a partial pass left unverified; every scenario's failure text,
+// message log, check messages and observations; and the warnings. secrets is usually safetext.EnvironRedactor(); nil
 // means exactly that, so that forgetting to pass one never leaks.
 //
 // The Markdown, JUnit and text writers redact on their own; Redact is for the
@@ -35,13 +36,52 @@ func Redact(r *Report, secrets *safetext.Redactor) {
 	}
 
 	for i := range r.Requirements {
-		r.Requirements[i].Reason = red(r.Requirements[i].Reason)
+		q := &r.Requirements[i]
+		q.Reason = red(q.Reason)
+		q.Unverified = red(q.Unverified)
+		q.Failures = redactRefs(q.Failures, red)
+		q.NotReached = redactRefs(q.NotReached, red)
 	}
 	for i := range r.Scenarios {
 		s := &r.Scenarios[i]
 		s.Failure = red(s.Failure)
 		s.Log = redactAll(s.Log, red)
+		if s.Checks != nil {
+			checks := make([]CheckResult, len(s.Checks))
+			for j, c := range s.Checks {
+				c.Message = red(c.Message)
+				checks[j] = c
+			}
+			s.Checks = checks
+		}
+		s.Observations = redactObservations(s.Observations, red)
 	}
+	r.Observations = redactObservations(r.Observations, red)
+	r.Warnings = redactAll(r.Warnings, red)
+}
+
+func redactRefs(refs []CheckRef, red func(string) string) []CheckRef {
+	if refs == nil {
+		return nil
+	}
+	out := make([]CheckRef, len(refs))
+	for i, c := range refs {
+		c.Message = red(c.Message)
+		out[i] = c
+	}
+	return out
+}
+
+func redactObservations(obs []Observation, red func(string) string) []Observation {
+	if obs == nil {
+		return nil
+	}
+	out := make([]Observation, len(obs))
+	for i, o := range obs {
+		o.What = red(o.What)
+		out[i] = o
+	}
+	return out
 }
 
 // redactAll returns a redacted copy of ss: the report's slices may share

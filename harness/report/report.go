@@ -73,6 +73,8 @@ type ScenarioResult struct {
 	Status       Status   `json:"status"`
 	// Duration is written as duration_ms, a float number of milliseconds.
 	Duration time.Duration `json:"-"`
+	// Started is when the scenario started (zero when unknown).
+	Started time.Time `json:"-"`
 	// Failure is the failure or error text; for skipped and unverifiable
 	// scenarios it is the reason.
 	Failure string `json:"failure,omitempty"`
@@ -219,6 +221,7 @@ type scenarioJSON struct {
 	Requirements []string      `json:"requirements"`
 	Status       Status        `json:"status"`
 	DurationMS   float64       `json:"duration_ms"`
+	StartedAt    *time.Time    `json:"started_at,omitempty"`
 	Failure      string        `json:"failure,omitempty"`
 	Log          []string      `json:"log,omitempty"`
 	Checks       []CheckResult `json:"checks,omitempty"`
@@ -235,6 +238,7 @@ func (s ScenarioResult) MarshalJSON() ([]byte, error) {
 		Requirements: orEmpty(s.Requirements),
 		Status:       s.Status,
 		DurationMS:   millis(s.Duration),
+		StartedAt:    timeOrNil(s.Started),
 		Failure:      s.Failure,
 		Log:          s.Log,
 		Checks:       s.Checks,
@@ -256,6 +260,7 @@ func (s *ScenarioResult) UnmarshalJSON(data []byte) error {
 		Requirements: v.Requirements,
 		Status:       v.Status,
 		Duration:     fromMillis(v.DurationMS),
+		Started:      derefTime(v.StartedAt),
 		Failure:      v.Failure,
 		Log:          v.Log,
 		Checks:       v.Checks,
@@ -383,4 +388,18 @@ func fullCounts(m map[Status]int, keys []Status) map[Status]int {
 		out[k] = n
 	}
 	return out
+}
+
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func derefTime(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
 }

@@ -23,12 +23,25 @@ func WriteText(w io.Writer, r *Report) error {
 	return writeText(w, r, safetext.EnvironRedactor())
 }
 
+// maxChecksListed bounds the failing checks printed per requirement; the
+// JSON report has them all.
+const maxChecksListed = 10
+
 func writeText(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 	b := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	line := func(s string) string { return safetext.Line(secrets.Redact(s)) }
 
 	p("conform: %s\n", line(kernelTitle(r.Kernel)))
+	if r.Interrupted {
+		p("INTERRUPTED: the run was stopped before every scenario ran; %d scenarios were not run and no compliance claim is made\n", r.Summary.Scenarios[NotRun])
+	}
+	if r.Selection != "" {
+		p("selection: %s (a selected run makes no compliance claim)\n", line(r.Selection))
+	}
+	for _, w := range r.Warnings {
+		p("warning: %s\n", line(w))
+	}
 	p("scenarios: %s in %s\n\n", scenarioCounts(r), r.Duration.Round(time.Millisecond))
 
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -68,8 +81,52 @@ func writeText(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 				p(" (deterministic-first profile)")
 			}
 			p("\n")
-			for _, l := range strings.Split(safetext.Text(secrets.Redact(q.Reason)), "\n") {
-				p("        %s\n", l)
+			if len(q.Failures) == 0 {
+				for _, l := range strings.Split(safetext.Text(secrets.Redact(q.Reason)), "\n") {
+					p("        %s\n", l)
+				}
+				continue
+			}
+			for i, c := range q.Failures {
+				if i == maxChecksListed {
+					p("        … and %d more failing checks (see the JSON report)\n", len(q.Failures)-i)
+					break
+				}
+				p("        %s  %s\n", line(c.Where()), line(c.Step))
+				for _, l := range strings.Split(safetext.Text(secrets.Redact(c.Message)), "\n") {
+					p("          %s\n", l)
+				}
+			}
+		}
+	}
+	var partial []RequirementResult
+	for _, q := range r.Requirements {
+		if q.Status == Pass && q.Partial {
+			partial = append(partial, q)
+		}
+	}
+	if len(partial) > 0 {
+		p("\nPartially verified (pass, but not every clause was checked):\n")
+		for _, q := range partial {
+			p("  %-7s not verified: %s\n", line(q.ID), line(q.Unverified))
+		}
+	}
+	if len(r.Observations) > 0 {
+		p("\nObservations (recorded without judging; no verdict depends on them):\n")
+		for _, o := range r.Observations {
+			p("  %-5s %s  %s\n", line(o.Subject), line(o.Scenario), line(o.What))
+		}
+	}
+	if st := r.Stability; st != nil {
+		if !st.Varied {
+			p("\nStability: every outcome was the same in all %d runs\n", st.Runs)
+		} else {
+			p("\nStability: outcomes VARIED over %d runs\n", st.Runs)
+			for _, v := range st.Scenarios {
+				p("  %s: %s\n", line(v.Scenario), line(v.Summary))
+			}
+			for _, f := range st.Requirements {
+				p("  %s flake rate %.0f%%: %s\n", line(f.ID), 100*f.Rate, line(f.Summary))
 			}
 		}
 	}

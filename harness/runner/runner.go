@@ -232,7 +232,7 @@ func (c *collector) row(o steps.Outcome) report.ScenarioResult {
 	for _, t := range p.Tags {
 		tags = append(tags, t.Name)
 	}
-	row := report.ScenarioResult{File: p.Uri, Line: c.line(p), Name: p.Name, Tags: tags, Duration: s.Elapsed()}
+	row := report.ScenarioResult{File: p.Uri, Line: c.line(p), Name: p.Name, Tags: tags, Duration: s.Elapsed(), Started: s.Started()}
 	for _, ob := range s.Observations {
 		row.Observations = append(row.Observations, report.Observation{Subject: ob.Subject, What: ob.What})
 	}

@@ -190,6 +190,9 @@ func (s *Scenario) mustHaveRun() error {
 	return nil
 }
 
+// Started is when the scenario started.
+func (s *Scenario) Started() time.Time { return s.started }
+
 // Elapsed is how long the scenario took.
 func (s *Scenario) Elapsed() time.Duration {
 	if s.ended.IsZero() {
