@@ -73,6 +73,13 @@ mutation-sample:
 
 test: vet unit python-test suite mutants
 
+# Stability under load: the full suite 20 times as a subprocess at -j 12
+# with two busy processes on the cores (scripts/verify.sh); any outcome that
+# varies fails. Not part of make test: it takes minutes.
+.PHONY: verify
+verify: build
+	BIN=$(BIN) OUT=$(REPORTS)/tmp ./scripts/verify.sh
+
 bench:
 	$(GO) test -run '^$$' -bench . ./refkernel/loop/ ./refkernel/hooks/ ./refkernel/subagent/ ./harness/driver/
 
