@@ -311,8 +311,19 @@ func TestHostileKernels(t *testing.T) {
 		if err == nil {
 			t.Fatalf("Run succeeded against a kernel that exits during initialize (report %+v)", r)
 		}
-		if r != nil {
-			t.Errorf("a report came with the start error")
+		// The report still comes, with every selected scenario in error and
+		// the reason (PROTOCOL.md §4), so CI gets its JUnit file.
+		var ierr *InitError
+		if !errors.As(err, &ierr) {
+			t.Errorf("error is %T, want *InitError", err)
+		}
+		if r == nil || len(r.Scenarios) == 0 {
+			t.Fatalf("no report came with the start error")
+		}
+		for _, s := range r.Scenarios {
+			if s.Status != report.Error || !strings.Contains(s.Failure, "kernel exited during initialize") {
+				t.Errorf("%s: %s %q, want error naming the exit", s.Ref(), s.Status, s.Failure)
+			}
 		}
 		for _, w := range []string{"could not be started", "kernel exited during initialize", "exit status 4", "init-exit: leaving"} {
 			if !strings.Contains(err.Error(), w) {

@@ -100,6 +100,15 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// An undefined or ambiguous step is a defect of the feature file: it
+	// stops the run before any kernel starts, naming file:line.
+	refs, err := Select(opt.FS, opt.Root, opt.Tags)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckSteps(refs); err != nil {
+		return nil, err
+	}
 
 	pool := opt.Pool
 	if pool == nil {

@@ -22,6 +22,14 @@ type ScenarioRef struct {
 	Line int
 	Name string
 	Tags []string
+	// Steps are the scenario's steps (background first), as godog runs them.
+	Steps []StepRef
+}
+
+// StepRef is one step of a selected scenario.
+type StepRef struct {
+	Text string
+	Line int
 }
 
 // TagError is a tag expression that does not parse.
@@ -78,7 +86,15 @@ func Select(fsys fs.FS, root, tags string) ([]ScenarioRef, error) {
 			if n := len(p.AstNodeIds); n > 0 {
 				line = lines[p.AstNodeIds[n-1]]
 			}
-			out = append(out, ScenarioRef{File: path.Clean(f), Line: line, Name: p.Name, Tags: names})
+			ref := ScenarioRef{File: path.Clean(f), Line: line, Name: p.Name, Tags: names}
+			for _, st := range p.Steps {
+				sr := StepRef{Text: st.Text}
+				if len(st.AstNodeIds) > 0 {
+					sr.Line = lines[st.AstNodeIds[0]]
+				}
+				ref.Steps = append(ref.Steps, sr)
+			}
+			out = append(out, ref)
 		}
 	}
 	if len(out) == 0 && tags != "" {
@@ -93,9 +109,15 @@ func nodeLines(doc *messages.GherkinDocument) map[string]int {
 	if doc.Feature == nil {
 		return lines
 	}
+	steps := func(sts []*messages.Step) {
+		for _, st := range sts {
+			lines[st.Id] = int(st.Location.Line)
+		}
+	}
 	var visit func(sc *messages.Scenario)
 	visit = func(sc *messages.Scenario) {
 		lines[sc.Id] = int(sc.Location.Line)
+		steps(sc.Steps)
 		for _, ex := range sc.Examples {
 			for _, row := range ex.TableBody {
 				lines[row.Id] = int(row.Location.Line)
@@ -103,11 +125,17 @@ func nodeLines(doc *messages.GherkinDocument) map[string]int {
 		}
 	}
 	for _, ch := range doc.Feature.Children {
+		if ch.Background != nil {
+			steps(ch.Background.Steps)
+		}
 		if ch.Scenario != nil {
 			visit(ch.Scenario)
 		}
 		if ch.Rule != nil {
 			for _, rc := range ch.Rule.Children {
+				if rc.Background != nil {
+					steps(rc.Background.Steps)
+				}
 				if rc.Scenario != nil {
 					visit(rc.Scenario)
 				}

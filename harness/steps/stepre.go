@@ -2,6 +2,7 @@ package steps
 
 import (
 	"regexp"
+	"sort"
 	"sync"
 )
 
@@ -20,3 +21,16 @@ func stepRE(pattern string) *regexp.Regexp {
 }
 
 var stepREs sync.Map
+
+// Patterns returns every step pattern registered so far, sorted. Every
+// registration goes through stepRE, so after one call of Register this is
+// the whole step library.
+func Patterns() []*regexp.Regexp {
+	var out []*regexp.Regexp
+	stepREs.Range(func(_, v any) bool {
+		out = append(out, v.(*regexp.Regexp))
+		return true
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
