@@ -332,6 +332,8 @@ func (k *Kernel) Spawn(ctx context.Context, p wire.SpawnParams) (wire.RunSession
 func (k *Kernel) Shutdown(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
+	// Every verdict is in by now, and Close stops the kernel whatever it
+	// answers; a kernel that mishandles shutdown cannot change a report.
 	_ = k.rpc.Call(ctx, wire.MethodShutdown, wire.Empty{}, nil)
 	k.Close()
 }
