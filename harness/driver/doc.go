@@ -11,6 +11,6 @@
 // MaxMessagesPerScenario, MaxBytesPerScenario), and the scenario timeout
 // does not count the time conform itself spends reading the kernel's
 // messages (deadline.go), so that conform's slowness is never reported as
-// the kernel's hang. Serves the transport rows of PROTOCOL.md §2–§5 and
-// issue 13.
+// the kernel's hang. Serves PROTOCOL.md §2–§5 (transport, validation,
+// version negotiation, lifecycle) and issue 13.
 package driver

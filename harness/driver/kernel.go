@@ -59,7 +59,7 @@ func start(ctx context.Context, l adapter.Launcher, timeout time.Duration, timeo
 		Validate:    validate,
 		OnViolation: func(v *jsonrpc.Violation) { k.fault(v.Error()) },
 		Arrive:      k.arrive,
-		Handshake:   true, // nothing before initialize is answered (PROTOCOL.md §5)
+		Handshake:   true, // nothing before initialize is answered (PROTOCOL.md §4)
 	})
 	k.rpc.Start()
 	ictx, cancel := context.WithTimeout(ctx, timeout)
