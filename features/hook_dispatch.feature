@@ -26,6 +26,7 @@ Feature: Hook dispatch order and payload flow
       | T2         | "A"      |
       | O2         | "A", "B" |
     And model request 1 carried the hook markers "A", "B"
+    And no hook_error event was reported
 
   @HD-01 @must
   Scenario: reversing the declaration reverses the dispatch order and the payload flow
@@ -109,21 +110,20 @@ Feature: Hook dispatch order and payload flow
   Scenario Outline: an observer between two transforms never runs ahead of either (the observer <behaviour>)
     The observer starts only once the first transform has answered and sees
     exactly its output; the second transform gets that same output, whatever
-    the observer does, and only once the observer is done or given up.
+    the observer does. Whether the kernel waits for the observer before
+    calling the second transform is not asserted: the spec only forbids the
+    observer to run ahead or to change what the second transform receives.
 
     Given these hook subscribers at "pre-model-call", in this order:
       | subscriber | mode      | behaviour                | timeout ms |
-      | T1         | transform | appends "A" after 100 ms |            |
-      | O          | observe   | <behaviour>              | 100        |
+      | T1         | transform | appends "A" after 300 ms |            |
+      | O          | observe   | <behaviour>              | 500        |
       | T2         | transform | appends "B"              |            |
     And the model answers request 1 with text "Finished."
     When the session runs
-    Then the session ends with status "completed"
-    And "O" was dispatched only after "T1" had answered
+    Then "O" was dispatched only after "T1" had answered
     And "O" received the payload "T1" returned
     And "T2" received the payload "T1" returned
-    And "T2" was dispatched only after "O" had answered or its timeout had passed
-    And model request 1 carried the hook markers "A", "B"
 
     Examples:
       | behaviour |

@@ -63,7 +63,7 @@ Feature: Hook subscriber failures
     When the session runs
     Then hook subscriber "O2" was never dispatched
     And a hook_error event from "T1" with point "pre-model-call", mode "transform" and category "<category>" was reported
-    And the model was asked 0 times
+    And the hook_error event of "T1" names it as its producer and subscriber
     And the turn did not go on after the dispatch to "T1"
     And the session ended with the status the kernel declares for an aborted transform
 
@@ -82,7 +82,7 @@ Feature: Hook subscriber failures
     When the session runs
     Then hook subscriber "O2" was never dispatched
     And a hook_error event from "T1" with point "pre-model-call", mode "transform" and category "INVALID_RESPONSE" was reported
-    And the model was asked 0 times
+    And the hook_error event of "T1" names it as its producer and subscriber
     And the turn did not go on after the dispatch to "T1"
     And the session ended with the status the kernel declares for an aborted transform
 
@@ -100,7 +100,8 @@ Feature: Hook subscriber failures
     When the session runs
     Then hook subscriber "O2" was never dispatched
     And a hook_error event from "T1" with point "pre-model-call", mode "transform" and category "INVALID_RESPONSE" was reported
-    And the model was asked 0 times
+    And the hook_error event of "T1" names it as its producer and subscriber
+    And the turn did not go on after the dispatch to "T1"
     And the session ended with the status the kernel declares for an aborted transform
 
     Examples:
@@ -121,8 +122,8 @@ Feature: Hook subscriber failures
     When the session runs
     Then hook subscriber "O" was never dispatched
     And a hook_error event from "T" with point "<point>", mode "transform" and category "INVALID_RESPONSE" was reported
+    And the hook_error event of "T" names it as its producer and subscriber
     And the turn did not go on after the dispatch to "T"
-    And the model was asked 1 time
     And the session ended with the status the kernel declares for an aborted transform
 
     Examples:
@@ -157,6 +158,7 @@ Feature: Hook subscriber failures
     Then no tool/invoke of "write" reached the harness
     And model request 2 carried a denial result for every "write" call
     And a hook_error event from "V" with point "plan-ready", mode "veto" and category "<category>" was reported
+    And the hook_error event of "V" names it as its producer and subscriber
     And the session ends with status "completed"
 
     Examples:
@@ -178,6 +180,7 @@ Feature: Hook subscriber failures
     Then no tool/invoke of "write" reached the harness
     And model request 2 carried a denial result for every "write" call
     And a hook_error event from "V" with point "plan-ready", mode "veto" and category "INVALID_RESPONSE" was reported
+    And the hook_error event of "V" names it as its producer and subscriber
     And the session ends with status "completed"
 
     Examples:

@@ -29,5 +29,5 @@ Feature: Hook subscriber timeouts
     And every dispatch to "L" announced a timeout of 2000 ms
     And the kernel gave up on "S" after at least 100 ms every time and went on without its answer
     And the kernel waited for "L" every time and went on only after its answer
-    And model request 1 carried the hook markers "L"
-    And model request 2 carried the hook markers "L"
+    And model request 1 carried exactly the messages "L" returned
+    And model request 2 carried exactly the messages "L" returned

@@ -21,7 +21,6 @@ Feature: Veto subscribers and the kernel's own policy
     And the model answers request 2 with text "Finished."
     When the session runs
     Then the session ends with status "completed"
-    And the subscribers at "plan-ready" were dispatched in this order: "V1"
     And hook subscribers "V2" and "O3" were never dispatched
     And no tool/invoke of "write" reached the harness
     And model request 2 carried a denial result for every "write" call
@@ -39,7 +38,24 @@ Feature: Veto subscribers and the kernel's own policy
     And no tool/invoke of "write" reached the harness
     And model request 2 carried a denial result for every "write" call
 
-  @HD-08 @may @HD-11 @must
+  @HD-11 @must
+  Scenario: a later veto's ALLOW cannot revive an item the policy denied
+    The policy decides first: it denies "write" and allows "edit". The veto
+    subscriber then allows the whole plan, which can only leave the kernel
+    as strict as it was: "edit" is applied, "write" is not.
+
+    Given a resource tool "edit" from provider "fs"
+    And a policy rule "deny-write" that denies "write"
+    And a policy rule "allow-edit" that allows "edit"
+    And a veto subscriber "V" at "plan-ready" that allows
+    And the model answers request 1 with calls write(path "a"), edit(path "b")
+    And the model answers request 2 with text "Finished."
+    When the session runs
+    Then no tool/invoke of "write" reached the harness
+    And a tool/invoke of "edit" reached the harness
+    And model request 2 carried a denial result for every "write" call
+
+  @HD-08 @may
   Scenario: a third-party veto's ALLOW cannot revive an item the policy denied
     The policy runs first (A-21): it denies "write" and allows "edit". The
     third-party subscriber then allows the whole plan, which can only leave

@@ -10,7 +10,7 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
   tool/preview and tool/invoke requests, error and ask_downgrade events, and
   the tool_result blocks of the next model request.
 
-  @PA-01 @PA-14 @PA-03 @must
+  @PA-01 @must
   Scenario: three resource calls to three providers get three independent decisions
     Given a resource tool "put" from provider "alpha"
     And a resource tool "post" from provider "beta"
@@ -22,7 +22,7 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     And the model answers request 1 with calls put(path "a"), post(path "b"), push(path "c")
     And the model answers request 2 with text "Done."
     When the session runs
-    Then turn 1 wrote one plan_item row per resource call before asking about or applying any of them:
+    Then the plan_item rows of turn 1 record these decisions:
       | tool | decision |
       | put  | allow    |
       | post | ask      |
@@ -34,8 +34,8 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     And the tool "post" was never invoked
     And the tool "push" was never invoked
     And model request 2 holds an ordinary result for the call to "put"
-    And model request 2 holds a denial with a reason for the call to "post"
-    And model request 2 holds a denial with a reason for the call to "push"
+    And model request 2 holds a denial for the call to "post"
+    And model request 2 holds a denial for the call to "push"
 
   @PA-02 @may
   Scenario: two ask items of one plan are presented together and decided one by one
@@ -52,19 +52,27 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     Then the frontend was asked about "save" and "drop" in one permission request
     And the tool "save" was invoked 1 time
     And the tool "drop" was never invoked
-    And model request 2 holds a denial with a reason for the call to "drop"
+    And model request 2 holds a denial for the call to "drop"
 
   @PA-03 @must
-  Scenario: a call denied by policy never runs and the model is told why
+  Scenario Outline: a call denied <by whom> never runs and the model is told who denied it
+    The denial must name what decided it (the rule, the decided_by of its
+    plan_item row, or the human who answered), not just say something.
     Given a resource tool "delete" from provider "fs"
-    And a policy rule "no-delete" that denies "delete"
+    And <rule>
+    And the frontend answers permission for "delete" with DENY
     And the model answers request 1 with calls delete(path "a")
     And the model answers request 2 with text "I will not delete it."
     When the session runs
     Then the tool "delete" was never invoked
-    And the frontend was never asked about "delete"
     And model request 2 holds a denial with a reason for the call to "delete"
     And the session ends with status "completed"
+
+    Examples:
+      | by whom                                  | rule                                              |
+      | by a policy rule                         | a policy rule "no-delete" that denies "delete"    |
+      | by the user                              | a policy rule "ask-delete" that asks for "delete" |
+      | by the user, asked by the policy default | a policy rule "other" that allows "read"          |
 
   @PA-04 @must
   Scenario: plan mode leaves resource tools out of every model request
@@ -140,7 +148,7 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     And the model answers request 2 with text "Understood."
     When the session runs
     Then the tool "secrets" was never invoked
-    And model request 2 holds a denial with a reason for the call to "secrets"
+    And model request 2 holds a denial for the call to "secrets"
 
   @PA-06 @must
   Scenario: an ask rule on a read becomes a deny, without a permission request
@@ -151,7 +159,7 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     When the session runs
     Then the frontend received no permission request
     And the tool "secrets" was never invoked
-    And model request 2 holds a denial with a reason for the call to "secrets"
+    And model request 2 holds a denial for the call to "secrets"
 
   @PA-06 @must
   Scenario: a deny rule naming an interactive tool stops it before the frontend sees it
@@ -163,7 +171,7 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     And the model answers request 2 with text "Understood."
     When the session runs
     Then the frontend received no interactive request
-    And model request 2 holds a denial with a reason for the call to "confirm"
+    And model request 2 holds a denial for the call to "confirm"
 
   @PA-08 @must
   Scenario: an asked item runs only after the frontend allows it
@@ -179,8 +187,8 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     And the tool "save" was invoked only after the frontend had answered about it
     And model request 2 holds an ordinary result for the call to "save"
 
-  @PA-08 @PA-03 @must
-  Scenario: an asked item the frontend denies never runs and the model is told why
+  @PA-08 @must
+  Scenario: an asked item the frontend denies never runs and the model gets a denial
     Given a resource tool "save" from provider "store"
     And a policy rule "ask-save" that asks for "save"
     And the frontend answers permission for "save" with DENY after 300 ms
@@ -189,7 +197,7 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     When the session runs
     Then the frontend was asked about "save" 1 time
     And the tool "save" was never invoked
-    And model request 2 holds a denial with a reason for the call to "save"
+    And model request 2 holds a denial for the call to "save"
 
   @PA-09 @must
   Scenario: a downgraded ask is reported differently from a plain deny
@@ -203,8 +211,8 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     And the model answers request 2 with text "Understood."
     When the session runs
     Then the kernel reported the "grep" call as a downgraded ask and the "cat" call as a plain deny
-    And model request 2 holds a denial with a reason for the call to "grep"
-    And model request 2 holds a denial with a reason for the call to "cat"
+    And model request 2 holds a denial for the call to "grep"
+    And model request 2 holds a denial for the call to "cat"
 
   @PA-10 @must
   Scenario: with no matching rule a resource call asks, reads and interactive calls run
@@ -282,7 +290,8 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     And the model answers request 1 with calls save(key "1"), drop(key "2"), save(key "3")
     And the model answers request 2 with text "Done."
     When the session runs
-    Then turn 1 wrote one plan_item row per resource call before asking about or applying any of them:
+    Then turn 1 wrote one plan_item row per resource call before asking about or applying any of them
+    And the plan_item rows of turn 1 record these decisions:
       | tool | decision |
       | save | allow    |
       | drop | deny     |
@@ -331,7 +340,7 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     When the session runs
     Then the second frontend connection's decision on "save" was accepted
     And the tool "save" was invoked 0 times
-    And model request 2 holds a denial with a reason for the call to "save"
+    And model request 2 holds a denial for the call to "save"
     And the frontend's late answer about "save" was withdrawn by the kernel or rejected with a frontend_error event naming connection "primary"
 
   @PA-16 @must

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,8 +22,10 @@ func (s *Scenario) hookEvents(kind string) []wire.Event {
 	return out
 }
 
-// HD-03/HD-04/HD-14: the failure is a hook_error the kernel attributes to
-// the subscriber (producer), naming point, mode and category.
+// HD-03/HD-04/HD-09/HD-10: the failure is a hook_error naming point, mode
+// and category. Who the kernel names as its producer is HD-14's own check
+// (hookErrorProducer), so a kernel that reports the right failure under
+// the wrong producer fails HD-14 alone.
 func (s *Scenario) hookErrorReported(id, point, mode, category string) error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
@@ -30,7 +33,7 @@ func (s *Scenario) hookErrorReported(id, point, mode, category string) error {
 	var seen []string
 	for _, ev := range s.hookEvents(wire.EventHookError) {
 		p := ev.Payload
-		if ev.Producer == id && p["point"] == point && p["mode"] == mode && p["category"] == category {
+		if (ev.Producer == id || p["subscriber"] == id) && p["point"] == point && p["mode"] == mode && p["category"] == category {
 			return nil
 		}
 		seen = append(seen, fmt.Sprintf("producer %q point %v mode %v category %v subscriber %v", ev.Producer, p["point"], p["mode"], p["category"], p["subscriber"]))
@@ -38,7 +41,79 @@ func (s *Scenario) hookErrorReported(id, point, mode, category string) error {
 	if len(seen) == 0 {
 		return fmt.Errorf("expected a hook_error event from %q (point %s, mode %s, category %s); the kernel reported no hook_error at all", id, point, mode, category)
 	}
-	return fmt.Errorf("expected a hook_error event with producer %q, point %s, mode %s and category %s; the kernel reported: %s", id, point, mode, category, strings.Join(seen, "; "))
+	return fmt.Errorf("expected a hook_error event of %q (producer or payload subscriber) with point %s, mode %s and category %s; the kernel reported: %s", id, point, mode, category, strings.Join(seen, "; "))
+}
+
+// hookErrorCategories are the HookErrorCategory values of PROTOCOL.md §8.4.
+var hookErrorCategories = []string{
+	wire.HookErrTransformFailed, wire.HookErrVetoFailed, wire.HookErrTimeout,
+	wire.HookErrInvalidResponse, wire.HookErrProcessCrashed, wire.HookErrUnknown,
+}
+
+// HD-14: the kernel writes the hook_error of a failed transform or veto
+// itself, attributed to the subscriber (producer), with a HookError payload
+// naming point, subscriber, mode and a known category. A failure the kernel
+// did not act on at all (it used the answer) is not HD-14's to judge: the
+// requirement of the point, mode or answer fails instead.
+func (s *Scenario) hookErrorProducer(id string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	var mine []wire.Event
+	for _, ev := range s.hookEvents(wire.EventHookError) {
+		if ev.Producer == id || ev.Payload["subscriber"] == id {
+			mine = append(mine, ev)
+		}
+	}
+	if len(mine) == 0 {
+		acted, why := s.failureActedOn(id)
+		if !acted {
+			return notReached("the kernel did not treat %q's answer as a failure (%s), so no hook_error of it was due", id, why)
+		}
+		return fmt.Errorf("the kernel acted on %q's failure (%s) but reported no hook_error attributed to it", id, why)
+	}
+	for _, ev := range mine {
+		p := ev.Payload
+		cat, _ := p["category"].(string)
+		switch {
+		case ev.Producer != id:
+			return fmt.Errorf("expected the hook_error of %q to name the subscriber as its producer, it names %q (payload %v)", id, ev.Producer, p)
+		case p["subscriber"] != id:
+			return fmt.Errorf("expected the hook_error of %q to name it as the payload's subscriber, it names %v", id, p["subscriber"])
+		case p["point"] == nil || p["point"] == "" || p["mode"] == nil || p["mode"] == "":
+			return fmt.Errorf("expected the hook_error of %q to record point and mode, its payload is %v", id, p)
+		case !slices.Contains(hookErrorCategories, cat):
+			return fmt.Errorf("expected the hook_error of %q to carry one of the categories %s, it carries %q", id, strings.Join(hookErrorCategories, ", "), cat)
+		}
+	}
+	return nil
+}
+
+// failureActedOn says whether the kernel treated a failing subscriber's
+// answer as a failure: for a transform the turn stopped after it, for a
+// veto the resource calls of its turn were not applied after it.
+func (s *Scenario) failureActedOn(id string) (bool, string) {
+	ds := s.hookDispatchesTo(id)
+	if len(ds) == 0 {
+		return false, "it was never dispatched"
+	}
+	at := ds[0]
+	mode := hookParams(at).Mode
+	for _, e := range s.requests() {
+		if e.Seq <= at.Seq || e.TurnID != at.TurnID {
+			continue
+		}
+		switch {
+		case mode == wire.ModeVeto && e.Method == wire.MethodToolInvoke && s.kindOf(e.Value.(wire.ToolInvokeParams).Tool) == wire.KindResource:
+			return false, fmt.Sprintf("it applied %q (#%d) after the veto", e.Label, e.Seq)
+		case mode == wire.ModeTransform && !(e.Method == wire.MethodHookDispatch && hookParams(e).Point == wire.PointSessionEnd):
+			return false, fmt.Sprintf("the turn went on with %q (#%d)", e.Label, e.Seq)
+		}
+	}
+	if mode == wire.ModeVeto {
+		return true, "nothing of the plan was applied after it"
+	}
+	return true, "the turn stopped after it"
 }
 
 // HD-02: some record names the observer: a hook_error, a log line,
@@ -79,7 +154,7 @@ func (s *Scenario) turnStoppedAfter(id string) error {
 		}
 	}
 	if at == nil {
-		return fmt.Errorf("expected a dispatch to %q, the kernel sent none", id)
+		return notReached("%q was never dispatched, so there was no failed dispatch to stop after", id)
 	}
 	for _, e := range s.requests() {
 		if e.Seq <= at.Seq || e.TurnID != at.TurnID {
@@ -96,6 +171,9 @@ func (s *Scenario) turnStoppedAfter(id string) error {
 func (s *Scenario) noInvokeOf(tool string) error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
+	}
+	if len(s.callIDsOf(tool)) == 0 {
+		return notReached("the model's call to %q never reached the kernel's plan, so there was nothing to keep from being applied", tool)
 	}
 	for _, e := range s.World.Log.Entries() {
 		if e.Kind == calllog.Request && e.Method == wire.MethodToolInvoke && e.Label == "invoke "+tool {
@@ -130,7 +208,7 @@ func (s *Scenario) noHookError() error {
 // HD-04/HD-11: every call of the tool came back to the model as an error
 // result (the denial).
 func (s *Scenario) denialResults(nth, tool string) error {
-	r, err := s.modelRequest(nth)
+	r, err := s.reachedModelRequest(nth)
 	if err != nil {
 		return err
 	}

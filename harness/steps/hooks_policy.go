@@ -93,7 +93,7 @@ func (s *Scenario) variantsMatchPoints() error {
 	}
 	hs := s.hookRequests()
 	if len(hs) == 0 {
-		return fmt.Errorf("the scenario recorded no hook/dispatch to check")
+		return notReached("the kernel sent no hook/dispatch to check")
 	}
 	for _, e := range hs {
 		if p := hookParams(e); p.Payload.Variant != p.Point {
@@ -136,7 +136,7 @@ func (s *Scenario) assembleOncePerTurn() error {
 		}
 	}
 	if checked == 0 {
-		return fmt.Errorf("the scenario recorded no model request to check")
+		return notReached("the kernel made no model request to check")
 	}
 	return nil
 }
@@ -170,14 +170,14 @@ func (s *Scenario) contributionsForwarded() error {
 		}
 	}
 	if n == 0 {
-		return fmt.Errorf("the scenario recorded no model request to check")
+		return notReached("the kernel made no model request to check")
 	}
 	return nil
 }
 
 // HD-17: the transformed messages reach the model exactly.
 func (s *Scenario) requestMessagesFrom(nth, id string) error {
-	r, err := s.modelRequest(nth)
+	r, err := s.reachedModelRequest(nth)
 	if err != nil {
 		return err
 	}
@@ -187,12 +187,12 @@ func (s *Scenario) requestMessagesFrom(nth, id string) error {
 		}
 		out, ok := hookResultPayload(e)
 		if !ok {
-			return fmt.Errorf("%q (#%d) did not answer with a payload", id, e.Seq)
+			return notReached("%q (#%d) did not answer with a payload, so there are no messages to compare", id, e.Seq)
 		}
 		if diff := hookJSONDiff(out.Messages, r.Messages); diff != "" {
 			return fmt.Errorf("expected model request %s to carry exactly the messages %q returned (-returned +sent):\n%s", nth, id, diff)
 		}
 		return nil
 	}
-	return fmt.Errorf("no pre-model-call dispatch to %q in the turn of model request %s", id, nth)
+	return notReached("no pre-model-call dispatch to %q in the turn of model request %s", id, nth)
 }

@@ -27,7 +27,7 @@ func (s *Scenario) hookSpans() error {
 	}
 	chains := s.hookChains("")
 	if len(chains) == 0 {
-		return fmt.Errorf("the scenario recorded no hook/dispatch to check")
+		return notReached("the kernel sent no hook/dispatch to check")
 	}
 	used := map[string]bool{}
 	for _, c := range chains {
@@ -102,7 +102,7 @@ func (s *Scenario) hookSpansInTurns() error {
 		}
 	}
 	if checked == 0 {
-		return fmt.Errorf("the scenario recorded no hook chain inside a turn to check")
+		return notReached("the kernel sent no hook chain inside a turn to check")
 	}
 	return nil
 }

@@ -12,7 +12,9 @@ import (
 	"github.com/agentconform/conform/spec/wire"
 )
 
-// PA-03: the denied call never ran and its result tells the model why.
+// The denied call never ran, and the model finds a result for it in its
+// history: the denial. What the denial says is PA-03's own check
+// (denialWithReason).
 func (p *planArea) denialResult(nth, tool string) error {
 	if err := p.s.mustHaveRun(); err != nil {
 		return err
@@ -25,11 +27,118 @@ func (p *planArea) denialResult(nth, tool string) error {
 		if e, ran := p.s.invokedCall(r.ToolUseID); ran {
 			return fmt.Errorf("expected the call %s to %q to be denied, but the kernel invoked it (#%d)", r.ToolUseID, tool, e.Seq)
 		}
-		if strings.TrimSpace(r.Content) == "" {
-			return fmt.Errorf("the denial result of the call %s to %q in model request %s gives no reason (empty content)", r.ToolUseID, tool, nth)
+	}
+	return nil
+}
+
+// PA-03: a denied item never runs, and its tool_result carries a reason the
+// harness can tie to the decision: the name of the policy rule that decided
+// it, the decided_by its plan_item row records, "default" for the policy
+// default, the veto subscriber that denied it, or, for an item the frontend
+// denied, the human decider (user, human, frontend, operator). Any other
+// text, even a non-empty one, tells the model nothing about why.
+func (p *planArea) denialWithReason(nth, tool string) error {
+	if err := p.denialResult(nth, tool); err != nil {
+		return err
+	}
+	rs, _ := p.resultsFor(nth, tool)
+	for _, r := range rs {
+		ties := p.denialTies(tool, r.ToolUseID)
+		ok := false
+		for _, t := range ties {
+			ok = ok || containsWord(r.Content, t)
+		}
+		if !ok {
+			return fmt.Errorf("the denial of the call %s to %q in model request %s says %q, which names none of what decided it (%s): the model cannot tell why it was refused",
+				r.ToolUseID, tool, nth, r.Content, strings.Join(quoteAll(ties), ", "))
 		}
 	}
 	return nil
+}
+
+// humanDeciders are the words that name a person's decision in a denial.
+var humanDeciders = []string{"user", "human", "frontend", "operator"}
+
+// denialTies lists what a denial of one call may name to say who decided
+// it.
+func (p *planArea) denialTies(tool, callID string) []string {
+	s := p.s
+	var ties []string
+	add := func(t string) {
+		if len(strings.TrimSpace(t)) >= 2 && !slices.Contains(ties, t) {
+			ties = append(ties, t)
+		}
+	}
+	t, _ := p.tool(tool)
+	matched := false
+	for i, r := range s.Cfg.Policy.Rules {
+		if t != nil && (r.Provider == "" || r.Provider == t.Provider) && (r.Tool == "" || r.Tool == tool) && (r.Kind == "" || r.Kind == t.Kind) {
+			matched = true
+			if r.Name != "" {
+				add(r.Name)
+			} else {
+				add(fmt.Sprintf("#%d", i+1))
+			}
+		}
+	}
+	if !matched {
+		add("default")
+	}
+	for _, e := range s.eventEntries(s.SessionID, wire.EventPlanItem) {
+		ev := e.Value.(wire.Event)
+		if payloadString(ev, "tool_call_id") != callID {
+			continue
+		}
+		by := payloadString(ev, "decided_by")
+		add(by)
+		if i := strings.LastIndexAny(by, ":/"); i >= 0 {
+			add(by[i+1:])
+		}
+	}
+	for _, a := range s.permissionItems(s.SessionID) {
+		if a.item.ToolCallID == callID {
+			for _, w := range humanDeciders {
+				add(w)
+			}
+			break
+		}
+	}
+	for _, sub := range s.Cfg.Hooks.Subscribers {
+		if sub.Mode == wire.ModeVeto {
+			add(sub.ID)
+		}
+	}
+	return ties
+}
+
+// containsWord reports whether text holds word (any case) with no letter
+// or digit right before or after it, so that a rule named "no" is not found
+// in "not".
+func containsWord(text, word string) bool {
+	text, word = strings.ToLower(text), strings.ToLower(word)
+	isWordByte := func(b byte) bool {
+		return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z'
+	}
+	for from := 0; ; {
+		i := strings.Index(text[from:], word)
+		if i < 0 {
+			return false
+		}
+		i += from
+		j := i + len(word)
+		if (i == 0 || !isWordByte(text[i-1])) && (j == len(text) || !isWordByte(text[j])) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+func quoteAll(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = strconv.Quote(x)
+	}
+	return out
 }
 
 func (p *planArea) ordinaryResult(nth, tool string) error {

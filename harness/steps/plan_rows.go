@@ -3,6 +3,7 @@ package steps
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cucumber/godog"
@@ -11,23 +12,19 @@ import (
 	"github.com/agentconform/conform/spec/wire"
 )
 
-// PA-14 (and PA-01): one row per resource call, with the fields the
-// plan_items table has, written at plan-ready.
-func (p *planArea) planRows(nth string, table *godog.Table) error {
+// PA-14: one row per resource call, with the fields the plan_items table
+// has, written at plan-ready: before anyone is asked or anything applied.
+func (p *planArea) planRows(nth string) error {
 	s := p.s
-	if err := s.mustHaveRun(); err != nil {
-		return err
-	}
-	n, err := ordinal(nth)
-	if err != nil {
-		return err
-	}
-	turn, err := s.turnID(n)
+	n, turn, err := p.reachedTurn(nth)
 	if err != nil {
 		return err
 	}
 	rows := s.planRowsOf(turn)
 	calls := s.resourceCallsOf(n)
+	if len(calls) == 0 {
+		return notReached("the model made no resource call in turn %d, so no plan_item row was due", n)
+	}
 	if len(rows) != len(calls) {
 		return fmt.Errorf("expected %d plan_item rows in turn %d (one per resource call), the kernel reported %d", len(calls), n, len(rows))
 	}
@@ -57,24 +54,6 @@ func (p *planArea) planRows(nth string, table *godog.Table) error {
 			return fmt.Errorf("the plan_item row of call %s has no decided_by", c.ID)
 		}
 	}
-	for _, r := range table.Rows {
-		tool, want := strings.TrimSpace(r.Cells[0].Value), strings.TrimSpace(r.Cells[1].Value)
-		if tool == "tool" {
-			continue // header
-		}
-		found := false
-		for _, ev := range byCall {
-			if payloadString(ev, "tool") == tool {
-				found = true
-				if got := payloadString(ev, "decision"); got != want {
-					return fmt.Errorf("expected the plan_item row of %q to have decision %q, it has %q (decided_by %q)", tool, want, got, payloadString(ev, "decided_by"))
-				}
-			}
-		}
-		if !found {
-			return fmt.Errorf("no plan_item row in turn %d names %q", n, tool)
-		}
-	}
 	// Written at plan-ready: before the first permission request or
 	// resource invoke of the turn.
 	for _, e := range s.turns()[n] {
@@ -90,6 +69,64 @@ func (p *planArea) planRows(nth string, table *godog.Table) error {
 		break
 	}
 	return nil
+}
+
+// PA-01 (and PA-14): the policy's decision of each item, as its plan_item
+// row records it. A row the kernel did not write is PA-14's to judge
+// (planRows); here it leaves the decision unread.
+func (p *planArea) planDecisions(nth string, table *godog.Table) error {
+	s := p.s
+	n, turn, err := p.reachedTurn(nth)
+	if err != nil {
+		return err
+	}
+	rows := s.planRowsOf(turn)
+	var missing []string
+	for _, r := range table.Rows {
+		if len(r.Cells) < 2 {
+			return fmt.Errorf("write the table as | tool | decision |")
+		}
+		tool, want := strings.TrimSpace(r.Cells[0].Value), strings.TrimSpace(r.Cells[1].Value)
+		if tool == "tool" {
+			continue // header
+		}
+		found := false
+		for _, e := range rows {
+			ev := e.Value.(wire.Event)
+			if payloadString(ev, "tool") != tool {
+				continue
+			}
+			found = true
+			if got := payloadString(ev, "decision"); got != want {
+				return fmt.Errorf("expected the plan_item row of %q to have decision %q, it has %q (decided_by %q)", tool, want, got, payloadString(ev, "decided_by"))
+			}
+		}
+		if !found {
+			missing = append(missing, strconv.Quote(tool))
+		}
+	}
+	if len(missing) > 0 {
+		return notReached("the kernel wrote no plan_item row for %s in turn %d, so the decision cannot be read there", strings.Join(missing, ", "), n)
+	}
+	return nil
+}
+
+// reachedTurn is turn n and its id, or not reached when the session ended
+// before it.
+func (p *planArea) reachedTurn(nth string) (int, string, error) {
+	s := p.s
+	if err := s.mustHaveRun(); err != nil {
+		return 0, "", err
+	}
+	n, err := ordinal(nth)
+	if err != nil {
+		return 0, "", err
+	}
+	if n >= len(s.turns()) {
+		return 0, "", notReached("the kernel ran %d turn(s), so there is no turn %d", len(s.turns())-1, n)
+	}
+	turn, err := s.turnID(n)
+	return n, turn, err
 }
 
 func mapKeys[V any](m map[string]V) func(func(string) bool) {
@@ -118,13 +155,17 @@ func (p *planArea) distinctDeciders(nth string) error {
 	for _, r := range p.s.planRowsOf(turn) {
 		ev := r.Value.(wire.Event)
 		by := payloadString(ev, "decided_by")
+		if by == "" {
+			// Whether rows carry decided_by is PA-14's to judge.
+			return notReached("the plan_item row of %q has no decided_by, so who decided it cannot be read", payloadString(ev, "tool"))
+		}
 		if other, dup := seen[by]; dup {
 			return fmt.Errorf("the plan_item rows of %q and %q both say decided_by %q; each item should be decided on its own", other, payloadString(ev, "tool"), by)
 		}
 		seen[by] = payloadString(ev, "tool")
 	}
 	if len(seen) < 2 {
-		return fmt.Errorf("expected several plan_item rows in turn %d, found %d", n, len(seen))
+		return notReached("the kernel wrote %d plan_item row(s) in turn %d, too few to compare their deciders", len(seen), n)
 	}
 	return nil
 }
@@ -136,7 +177,7 @@ func (p *planArea) everyCallHasRow(tool string) error {
 	}
 	ids := s.callIDsOf(tool)
 	if len(ids) == 0 {
-		return fmt.Errorf("the model made no call to %q", tool)
+		return notReached("the model made no call to %q", tool)
 	}
 	rows := map[string]bool{}
 	for _, e := range s.eventEntries(s.SessionID, wire.EventPlanItem) {
@@ -153,7 +194,7 @@ func (p *planArea) everyCallHasRow(tool string) error {
 // resultsFor finds, in model request n, the results of the calls to tool
 // made in the assistant message just before them.
 func (p *planArea) resultsFor(nth, tool string) ([]wire.ContentBlock, error) {
-	r, err := p.s.modelRequest(nth)
+	r, err := p.s.reachedModelRequest(nth)
 	if err != nil {
 		return nil, err
 	}

@@ -208,3 +208,20 @@ func (s *Scenario) resourceCallsOf(n int) []wire.StreamEvent {
 	}
 	return out
 }
+
+// reachedModelRequest is model request n, or a not-reached outcome when the
+// session ended before the kernel made it: what the check reads never
+// happened, and the checks of the session's end judge why.
+func (s *Scenario) reachedModelRequest(nth string) (wire.ModelStreamParams, error) {
+	if err := s.mustHaveRun(); err != nil {
+		return wire.ModelStreamParams{}, err
+	}
+	n, err := ordinal(nth)
+	if err != nil {
+		return wire.ModelStreamParams{}, err
+	}
+	if got := len(s.modelRequests()); n > got {
+		return wire.ModelStreamParams{}, notReached("the kernel made %d model request(s), so there is no model request %d to read", got, n)
+	}
+	return s.modelRequest(nth)
+}

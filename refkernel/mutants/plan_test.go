@@ -180,7 +180,7 @@ func init() {
 				p.Breaker = breakerOff{}
 				return p
 			}},
-		Mutant{Name: "plan/denial-without-reason", Targets: []string{"PA-03", "PA-06"},
+		Mutant{Name: "plan/denial-without-reason", Targets: []string{"PA-03"},
 			Breaks: "a denied call's tool_result is empty: the model is not told why",
 			Apply: func(p loop.Parts) loop.Parts {
 				p.Steps = insertBefore(p.Steps, loop.StepPostToolCall, "blank-denials", func(t *loop.Turn) error {
