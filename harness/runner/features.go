@@ -77,23 +77,21 @@ func LoadFeatures(fsys fs.FS, root string, cat *spec.Catalog) ([]string, []Scena
 }
 
 func checkFeature(file string, data []byte, cat *spec.Catalog) ([]ScenarioInfo, []error) {
+	if err := scannable(file, data); err != nil {
+		return nil, []error{err}
+	}
 	doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(data), (&messages.Incrementing{}).NewId)
 	if err != nil {
-		return nil, []error{&FeatureError{File: file, Reason: "not valid Gherkin: " + err.Error()}}
+		return nil, gherkinErrors(file, err)
 	}
 	if doc.Feature == nil {
-		return nil, []error{&FeatureError{File: file, Reason: "no Feature"}}
+		return nil, []error{&FeatureError{File: file, Line: 1, Reason: "no Feature"}}
 	}
 	var errs []error
 	var infos []ScenarioInfo
-	featureTags := tagNames(doc.Feature.Tags)
-	for _, child := range doc.Feature.Children {
-		sc := child.Scenario
-		if sc == nil {
-			continue
-		}
+	for _, ts := range featureScenarios(doc.Feature) {
+		sc, tags := ts.sc, ts.tags
 		line := int(sc.Location.Line)
-		tags := append(append([]string{}, featureTags...), tagNames(sc.Tags)...)
 		for _, id := range unknownIDs(cat, tags) {
 			errs = append(errs, &FeatureError{File: file, Line: line, Reason: "unknown requirement ID " + id})
 		}
