@@ -1,0 +1,120 @@
+// Command mutate runs the source-level mutation campaign over the reference
+// kernel (package internal/mutation) and writes reports/mutation.json and
+// reports/mutation.md. `make mutation` runs it.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/agentconform/conform/internal/mutation"
+)
+
+func main() {
+	var (
+		cfg     mutation.Config
+		out     string
+		list    string
+		pkgs    string
+		quiet   bool
+		enum    bool
+		strict  bool
+		seed    uint64
+		timeout time.Duration
+	)
+	flag.StringVar(&cfg.Root, "root", ".", "module root")
+	flag.IntVar(&cfg.Jobs, "j", 2, "mutants judged at once")
+	flag.DurationVar(&timeout, "timeout", 3*time.Minute, "time one mutant's suite run may take before it counts as killed by timeout")
+	flag.IntVar(&cfg.PerPackage, "sample", 0, "judge only this many mutants per package (0: all)")
+	flag.Uint64Var(&seed, "seed", 1, "seed of the sample")
+	flag.BoolVar(&cfg.Confirm, "confirm", true, "re-run each survivor against the whole suite")
+	flag.StringVar(&pkgs, "packages", "", "comma-separated module-relative folders to mutate (default: every refkernel package)")
+	flag.StringVar(&list, "survivors", "internal/mutation/survivors.json", "the committed classification of survivors")
+	flag.StringVar(&out, "out", "reports", "folder for mutation.json and mutation.md (empty: none)")
+	flag.StringVar(&cfg.Journal, "journal", "", "append every verdict to this JSON-lines file")
+	flag.BoolVar(&cfg.Resume, "resume", false, "take the verdicts already in -journal instead of judging those mutants again")
+	flag.BoolVar(&quiet, "q", false, "no per-mutant progress")
+	flag.BoolVar(&enum, "list", false, "only list the mutants, one per line, without judging them")
+	flag.BoolVar(&strict, "strict", false, "exit 1 when a survivor is unclassified or a package is below the target")
+	flag.Parse()
+	cfg.Seed, cfg.Timeout = seed, timeout
+	if pkgs != "" {
+		cfg.Packages = strings.Split(pkgs, ",")
+	}
+	if enum {
+		os.Exit(listMutants(cfg))
+	}
+	classes, err := mutation.LoadClassifications(filepath.Join(cfg.Root, list))
+	if err != nil {
+		fail(err)
+	}
+	cfg.Classifications = classes
+	if !quiet {
+		cfg.Log = os.Stderr
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r, err := mutation.Run(ctx, cfg)
+	if err != nil {
+		fail(err)
+	}
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			fail(err)
+		}
+		if err := write(filepath.Join(out, "mutation.json"), r, mutation.WriteJSON); err != nil {
+			fail(err)
+		}
+		if err := write(filepath.Join(out, "mutation.md"), r, mutation.WriteMarkdown); err != nil {
+			fail(err)
+		}
+	}
+	for _, s := range append(r.Packages, r.Totals) {
+		fmt.Printf("%-28s %4d mutants  %4d killed  %3d survived  %3d unclassified  score %5.1f%%\n",
+			s.Package, s.Mutants, s.Killed+s.Crashed+s.TimedOut, s.Survived, s.Unclassified, s.Score*100)
+	}
+	if strict && (r.Unclassed > 0 || !r.MeetsGoal) {
+		fmt.Fprintf(os.Stderr, "mutate: %d unclassified survivors; target met: %v\n", r.Unclassed, r.MeetsGoal)
+		os.Exit(1)
+	}
+}
+
+func listMutants(cfg mutation.Config) int {
+	ms, err := mutation.List(cfg.Root, cfg.Packages, cfg.PerPackage, cfg.Seed)
+	if err != nil {
+		fail(err)
+	}
+	for _, m := range ms {
+		fmt.Printf("%s\t%s\n", m.Pos(), m.Describe())
+	}
+	return 0
+}
+
+func write(path string, r *mutation.Report, f func(w io.Writer, r *mutation.Report) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".mutation-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := f(tmp, r); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "mutate:", err)
+	os.Exit(2)
+}

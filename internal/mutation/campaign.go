@@ -1,0 +1,302 @@
+package mutation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Config is one campaign.
+type Config struct {
+	Root     string   // module root; made absolute
+	Tree     string   // module-relative folder whose packages are mutated, default "refkernel"
+	Packages []string // only these module-relative folders; empty: every one found
+	Target   string   // the program built and run, default "./cmd/conform"
+	Jobs     int      // mutants judged at once, default 2
+	Timeout  time.Duration
+	// PerPackage > 0 judges a deterministic sample of that many mutants of
+	// each package, chosen with Seed.
+	PerPackage int
+	Seed       uint64
+	// Confirm re-runs every survivor of its package's scenarios against
+	// the whole suite, so a mutant is only reported as surviving when no
+	// scenario at all notices it.
+	Confirm bool
+	// Classifications are the reviewed survivors, by key.
+	Classifications map[string]Classification
+	// Journal, if set, receives every verdict as one JSON line as soon as
+	// it is known; Resume takes the verdicts already there instead of
+	// judging those mutants again.
+	Journal string
+	Resume  bool
+	Log     io.Writer        // progress, one line per mutant; nil: none
+	Now     func() time.Time // the clock; nil: time.Now
+}
+
+// Result is one judged mutant.
+type Result struct {
+	Mutant
+	Status  Status   `json:"status"`
+	Failing []string `json:"failing,omitempty"` // requirements that failed against it
+	// Scope is what judged it: "package" (the scenarios tagged with its
+	// package's requirements) or "suite" (the whole suite, after the
+	// package's scenarios let it through).
+	Scope       string `json:"scope,omitempty"`
+	Detail      string `json:"detail,omitempty"`
+	Millis      int64  `json:"ms"`
+	BuildMillis int64  `json:"build_ms,omitempty"`
+	// Unreproduced are requirements that failed once against the mutant
+	// but passed when their scenarios ran again: not counted as a kill.
+	Unreproduced   []string        `json:"unreproduced,omitempty"`
+	Classification *Classification `json:"classification,omitempty"`
+}
+
+// Run judges every selected mutant and returns the report.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	cfg = withDefaults(cfg)
+	now := cfg.Now
+	start := now()
+	root, err := filepath.Abs(cfg.Root)
+	if err != nil {
+		return nil, err
+	}
+	pkgs, mutants, sources, err := selectMutants(root, cfg.Tree, cfg.Packages, cfg.PerPackage, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		return nil, fmt.Errorf("the go command is needed to build mutants: %w", err)
+	}
+	tmp, err := os.MkdirTemp("", "conform-mutation-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	j := &judge{root: root, goTool: goTool, target: cfg.Target, tmp: tmp, timeout: cfg.Timeout, now: now}
+	if err := baseline(ctx, j); err != nil {
+		return nil, err
+	}
+	done, err := loadJournal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	journal, err := openJournal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer journal.close()
+
+	tags := map[string]string{}
+	for _, p := range pkgs {
+		tags[p.Dir] = p.Tags()
+	}
+	results := make([]Result, len(mutants))
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		finished int
+		next     = make(chan int)
+	)
+	for w := range cfg.Jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dir := filepath.Join(tmp, fmt.Sprintf("w%d", w))
+			for i := range next {
+				m := mutants[i]
+				r, ok := done[journalKey(m)]
+				if !ok {
+					r = judgeOne(ctx, j, dir, m, sources[m.File], tags[m.Package], cfg.Confirm)
+					journal.write(r)
+				}
+				results[i] = r
+				mu.Lock()
+				finished++
+				progress(cfg.Log, finished, len(mutants), r)
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for i := range mutants {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("campaign interrupted: %w", err)
+	}
+	if err := journal.err; err != nil {
+		return nil, fmt.Errorf("journal %s: %w", cfg.Journal, err)
+	}
+	return newReport(cfg, pkgs, results, now().Sub(start)), nil
+}
+
+// List returns the mutants a campaign over root's refkernel packages would
+// judge, in order, without judging them.
+func List(root string, packages []string, perPackage int, seed uint64) ([]Mutant, error) {
+	_, ms, _, err := selectMutants(root, "refkernel", packages, perPackage, seed)
+	return ms, err
+}
+
+func selectMutants(root, tree string, packages []string, perPackage int, seed uint64) ([]Package, []Mutant, map[string][]byte, error) {
+	pkgs, err := Discover(root, tree)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(packages) > 0 {
+		pkgs = slices.DeleteFunc(pkgs, func(p Package) bool { return !slices.Contains(packages, p.Dir) })
+		if len(pkgs) != len(packages) {
+			return nil, nil, nil, fmt.Errorf("some of the packages %v are not under %s", packages, tree)
+		}
+	}
+	sources := map[string][]byte{}
+	var mutants []Mutant
+	for _, p := range pkgs {
+		var all []Mutant
+		for _, f := range p.Files {
+			src, err := os.ReadFile(filepath.Join(root, f))
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			sources[f] = src
+			ms, err := Enumerate(p.Dir, f, src)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			all = append(all, ms...)
+		}
+		mutants = append(mutants, Sample(all, perPackage, seed)...)
+	}
+	return pkgs, mutants, sources, nil
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.Tree == "" {
+		cfg.Tree = "refkernel"
+	}
+	if cfg.Target == "" {
+		cfg.Target = "./cmd/conform"
+	}
+	if cfg.Jobs <= 0 {
+		cfg.Jobs = 2
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 3 * time.Minute
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Classifications == nil {
+		cfg.Classifications = map[string]Classification{}
+	}
+	return cfg
+}
+
+// baseline builds the unmutated program and runs the whole suite: a kill
+// only means something if the original passes every requirement.
+func baseline(ctx context.Context, j *judge) error {
+	dir := filepath.Join(j.tmp, "baseline")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	bin, err := j.build(ctx, dir, nil, nil)
+	if err != nil {
+		return fmt.Errorf("the unmutated program does not build: %w", err)
+	}
+	if v := j.run(ctx, bin, ""); v.status != Survived {
+		return fmt.Errorf("the unmutated kernel does not pass the suite (%s %v %s): no mutant verdict would mean anything", v.status, v.failing, v.detail)
+	}
+	return nil
+}
+
+func judgeOne(ctx context.Context, j *judge, dir string, m Mutant, src []byte, tags string, confirm bool) (r Result) {
+	start := j.now()
+	r.Mutant = m
+	defer func() { r.Millis = j.now().Sub(start).Milliseconds() }()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		r.Status, r.Detail = HarnessError, err.Error()
+		return r
+	}
+	bin, err := j.build(ctx, dir, &m, src)
+	var be *buildError
+	switch {
+	case errors.As(err, &be):
+		r.Status, r.Detail = NotViable, firstLines(be.out, 2)
+		return r
+	case err != nil:
+		r.Status, r.Detail = HarnessError, err.Error()
+		return r
+	}
+	r.BuildMillis = j.now().Sub(start).Milliseconds()
+	v := j.reproduced(ctx, bin, j.run(ctx, bin, tags), &r)
+	r.Scope = "package"
+	if v.status == Survived && tags != "" && confirm {
+		v = j.reproduced(ctx, bin, j.run(ctx, bin, ""), &r)
+		r.Scope = "suite"
+	}
+	r.Status, r.Failing, r.Detail = v.status, v.failing, v.detail
+	return r
+}
+
+// reproduced checks a kill before it counts: the scenarios of the failing
+// requirements run again, and only a failure that comes back is a kill. A
+// timing-sensitive scenario that failed once on a loaded machine would
+// otherwise count as a kill the mutant did not earn. A failure that does
+// not come back is recorded in r.Unreproduced and the run counts as passed.
+func (j *judge) reproduced(ctx context.Context, bin string, v verdict, r *Result) verdict {
+	if v.status != Killed || len(v.failing) == 0 {
+		return v
+	}
+	again := j.run(ctx, bin, "@"+strings.Join(v.failing, ",@"))
+	if again.status != Survived {
+		return v
+	}
+	r.Unreproduced = append(r.Unreproduced, v.failing...)
+	return verdict{status: Survived}
+}
+
+// Sample picks n mutants of one package, the same ones for the same seed
+// and the same code, in source order; n <= 0 keeps them all.
+func Sample(ms []Mutant, n int, seed uint64) []Mutant {
+	if n <= 0 || n >= len(ms) {
+		return ms
+	}
+	h := fnv.New64a()
+	h.Write([]byte(ms[0].Package))
+	rng := rand.New(rand.NewPCG(seed, h.Sum64()))
+	idx := rng.Perm(len(ms))[:n]
+	slices.Sort(idx)
+	out := make([]Mutant, n)
+	for i, k := range idx {
+		out[i] = ms[k]
+	}
+	return out
+}
+
+func progress(w io.Writer, n, total int, r Result) {
+	if w == nil {
+		return
+	}
+	extra := ""
+	if len(r.Failing) > 0 {
+		extra = " (" + strings.Join(r.Failing, ",") + ")"
+	}
+	fmt.Fprintf(w, "[%d/%d] %-10s %s %s%s %.1fs (build %.1fs)\n", n, total, r.Status, r.Pos(), r.Describe(), extra,
+		float64(r.Millis)/1000, float64(r.BuildMillis)/1000)
+}

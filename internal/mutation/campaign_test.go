@@ -1,0 +1,56 @@
+package mutation
+
+import (
+	"context"
+	"flag"
+	"strings"
+	"testing"
+	"time"
+)
+
+var (
+	samplePerPackage = flag.Int("mutation-sample", 0, "judge this many seeded mutants per refkernel package against the suite (0: skip)")
+	sampleSeed       = flag.Uint64("mutation-seed", 12, "seed of the mutation sample")
+	sampleJobs       = flag.Int("mutation-jobs", 3, "mutants judged at once in the sample")
+)
+
+// TestSampleCampaign is the gate `make test` runs: a deterministic sample of
+// the campaign, judged exactly like `make mutation` judges every mutant.
+// It fails when a sampled mutant survives the whole suite and the committed
+// list does not classify it.
+func TestSampleCampaign(t *testing.T) {
+	if *samplePerPackage <= 0 {
+		t.Skip("run with -args -mutation-sample=N (make mutation-sample)")
+	}
+	cls, err := LoadClassifications("survivors.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r, err := Run(context.Background(), Config{
+		Root: "../..", PerPackage: *samplePerPackage, Seed: *sampleSeed, Jobs: *sampleJobs,
+		Timeout: 2 * time.Minute, Confirm: true, Classifications: cls, Log: logWriter{t},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d mutants judged in %s", r.Totals.Mutants, time.Since(start).Round(time.Second))
+	for _, s := range r.Survivors {
+		if s.Classification == nil {
+			t.Errorf("%s %s survived the whole suite and is not classified in internal/mutation/survivors.json (key %q)",
+				s.Pos(), s.Describe(), s.Key)
+		}
+	}
+	for _, m := range r.Mutants {
+		if m.Status == HarnessError {
+			t.Errorf("%s %s: no verdict: %s", m.Pos(), m.Describe(), m.Detail)
+		}
+	}
+}
+
+type logWriter struct{ t *testing.T }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}

@@ -1,0 +1,38 @@
+// Package mutation measures how many plausible bugs in the reference
+// kernel's own code the conformance suite catches (issue 12, §3). It
+// enumerates mutants of every refkernel package on go/ast, one small edit
+// each — conditional boundaries (< <-> <=, > <-> >=), negated conditions
+// (== <-> !=, if c -> if !(c)), removed expression statements (calls,
+// receives), swapped arithmetic (+ <-> -, * <-> /, their assignments,
+// ++ <-> --), integer constants off by one, dropped assignments, and range
+// loops cut to their first element — and judges each by the suite, never by
+// the package's unit tests: the conform CLI is built with the mutated file
+// laid over the real one (`go build -overlay`, so the working tree is never
+// written and any number of mutants build at once), and `conform run
+// --require all` runs against its embedded kernel, restricted to the
+// scenarios tagged with the requirement IDs the package's doc.go names. A
+// mutant those scenarios let through is run against the whole suite before
+// it is called a survivor.
+//
+// Verdicts: killed (a requirement of any profile fails or errs in the run's
+// JSON report, and fails again when its scenarios run a second time),
+// crashed (the in-process kernel panicked), timeout (no verdict within the
+// per-mutant timeout), survived (nothing failed), not viable (does not
+// compile; excluded from scores). A survivor is either classified in the
+// committed list (survivors.json: equivalent; not observable over the wire,
+// naming the clause it would break; or a reading the specification leaves
+// open) or reported as unclassified.
+//
+// Why not github.com/go-gremlins/gremlins (v0.6.0, evaluated for this):
+// it judges a mutant by `go test` of the mutated package (or of the whole
+// module with --integration) with no way to select tests, so a mutant
+// would be judged by the package's own unit tests, not by the conformance
+// scenarios of the requirements the package serves; it only tests mutants
+// its coverage run reached; its operators are token swaps only (no removed
+// statements, no constants off by one, no dropped assignments, no cut
+// loops); and it mutates files in per-worker copies of the module rather
+// than through an overlay.
+//
+// This package serves no requirement ID itself: it measures the suite's
+// power over all of them.
+package mutation

@@ -1,0 +1,185 @@
+package mutation
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Status is a mutant's verdict.
+type Status string
+
+const (
+	// Killed: a requirement of any profile failed or erred.
+	Killed Status = "killed"
+	// Crashed: the mutated kernel panicked and took the in-process run
+	// down with it; over a pipe that is an error verdict, so it counts as
+	// killed, but apart.
+	Crashed Status = "crashed"
+	// TimedOut: the run did not end within the per-mutant timeout; counted
+	// as killed, but apart.
+	TimedOut Status = "timeout"
+	// Survived: no selected requirement failed or erred.
+	Survived Status = "survived"
+	// NotViable: the mutant does not compile; it is excluded from scores.
+	NotViable Status = "not_viable"
+	// HarnessError: conform exited 2 or 3 without a kernel panic; the
+	// verdict is unknown and the mutant is excluded from scores.
+	HarnessError Status = "harness_error"
+)
+
+// IsKill reports whether the status counts as a kill.
+func (s Status) IsKill() bool { return s == Killed || s == Crashed || s == TimedOut }
+
+// judge builds the conform CLI with one overlaid file and runs the suite
+// against its embedded kernel. Nothing in the working tree is written.
+type judge struct {
+	root    string // module root, absolute
+	goTool  string
+	target  string // the package to build, ./cmd/conform
+	tmp     string // a private folder for this campaign
+	timeout time.Duration
+	now     func() time.Time
+}
+
+// verdict is what one run of the suite said.
+type verdict struct {
+	status  Status
+	failing []string // requirement IDs that failed or erred
+	detail  string   // build error, panic line, or harness error, trimmed
+	took    time.Duration
+}
+
+// build writes the mutated file and the overlay into dir and builds the
+// binary there. src == nil builds the unmutated program.
+func (j *judge) build(ctx context.Context, dir string, m *Mutant, src []byte) (string, error) {
+	bin := filepath.Join(dir, "conform")
+	args := []string{"build", "-o", bin}
+	if m != nil {
+		mutated, err := m.Apply(src)
+		if err != nil {
+			return "", err
+		}
+		file := filepath.Join(dir, filepath.Base(m.File))
+		if err := os.WriteFile(file, mutated, 0o644); err != nil {
+			return "", err
+		}
+		ov, err := json.Marshal(map[string]map[string]string{"Replace": {filepath.Join(j.root, m.File): file}})
+		if err != nil {
+			return "", err
+		}
+		ovFile := filepath.Join(dir, "overlay.json")
+		if err := os.WriteFile(ovFile, ov, 0o644); err != nil {
+			return "", err
+		}
+		args = append(args, "-overlay", ovFile)
+	}
+	args = append(args, j.target)
+	cmd := exec.CommandContext(ctx, j.goTool, args...)
+	cmd.Dir = j.root
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", &buildError{out: strings.TrimSpace(out.String())}
+	}
+	return bin, nil
+}
+
+type buildError struct{ out string }
+
+func (e *buildError) Error() string { return "build failed: " + firstLines(e.out, 3) }
+
+// run runs the suite, restricted to tags, against bin's embedded kernel.
+func (j *judge) run(ctx context.Context, bin, tags string) verdict {
+	start := j.now()
+	ctx, cancel := context.WithTimeout(ctx, j.timeout)
+	defer cancel()
+	rep := filepath.Join(filepath.Dir(bin), "report.json")
+	_ = os.Remove(rep)
+	args := []string{"run", "-q", "--require", "all", "--report-json", rep}
+	if tags != "" {
+		args = append(args, "--tags", tags)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = filepath.Dir(bin)
+	cmd.WaitDelay = 5 * time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	v := verdict{took: j.now().Sub(start)}
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		v.status, v.detail = TimedOut, fmt.Sprintf("no verdict within %s", j.timeout)
+	case err == nil || errors.As(err, &exit) && exit.ExitCode() == 1:
+		// The report, not the exit status, is the verdict: conform's exit
+		// status leaves out the rows of an opted-in profile (DF), which a
+		// mutant breaks as surely as any other.
+		v.failing = failingIDs(rep)
+		v.status = Survived
+		if err != nil || len(v.failing) > 0 {
+			v.status = Killed
+		}
+	case isPanic(stderr.String()):
+		v.status, v.detail = Crashed, panicLine(stderr.String())
+	default:
+		v.status, v.detail = HarnessError, fmt.Sprintf("%v: %s", err, firstLines(stderr.String(), 3))
+	}
+	return v
+}
+
+// failingIDs reads the requirement IDs that failed or erred from a JSON
+// report; a report that cannot be read leaves the list empty (the exit
+// status already said the run failed).
+func failingIDs(path string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var r struct {
+		Requirements []struct{ ID, Status string } `json:"requirements"`
+	}
+	if json.Unmarshal(b, &r) != nil {
+		return nil
+	}
+	var ids []string
+	for _, q := range r.Requirements {
+		if q.Status == "fail" || q.Status == "error" {
+			ids = append(ids, q.ID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func isPanic(stderr string) bool {
+	return strings.Contains(stderr, "panic: ") || strings.Contains(stderr, "fatal error: ")
+}
+
+func panicLine(stderr string) string {
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") {
+			return l
+		}
+	}
+	return firstLines(stderr, 1)
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, " | ")
+}

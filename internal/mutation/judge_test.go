@@ -1,0 +1,118 @@
+package mutation
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// fakeConform writes a stand-in for the conform binary: a shell script
+// that behaves as told and writes a JSON report where conform would.
+func fakeConform(t *testing.T, body string) string {
+	t.Helper()
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "conform")
+	script := "#!/bin/sh\nfor a in \"$@\"; do case $prev in --report-json) rep=$a;; esac; prev=$a; done\n" + body + "\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+func TestRunMapsExitStatusToVerdict(t *testing.T) {
+	report := `echo '{"requirements":[{"id":"TA-02","status":"fail"},{"id":"TA-01","status":"pass"},{"id":"HD-05","status":"error"}]}' > "$rep"`
+	cases := []struct {
+		name, body string
+		want       Status
+		failing    []string
+		detail     string
+	}{
+		{"pass", "exit 0", Survived, nil, ""},
+		{"fail", report + "; exit 1", Killed, []string{"HD-05", "TA-02"}, ""},
+		// conform leaves a failing DF row out of its exit status.
+		{"profile row fails", `echo '{"requirements":[{"id":"DF-02","status":"fail"}]}' > "$rep"; exit 0`, Killed, []string{"DF-02"}, ""},
+		{"fail without a report", "exit 1", Killed, nil, ""},
+		{"panic", "echo 'panic: runtime error: nil map' >&2; echo 'goroutine 7 [running]:' >&2; exit 2", Crashed, nil, "panic: runtime error: nil map"},
+		{"usage", "echo 'bad tags' >&2; exit 2", HarnessError, nil, "bad tags"},
+		{"interrupted", "exit 3", HarnessError, nil, "exit status 3"},
+		{"hang", "sleep 30", TimedOut, nil, "no verdict within"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			j := &judge{timeout: 500 * time.Millisecond, now: time.Now}
+			v := j.run(context.Background(), fakeConform(t, c.body), "@TA-02")
+			if v.status != c.want || !cmp.Equal(v.failing, c.failing) || !strings.Contains(v.detail, c.detail) {
+				t.Errorf("got %s %v %q, want %s %v %q", v.status, v.failing, v.detail, c.want, c.failing, c.detail)
+			}
+		})
+	}
+}
+
+// A failure that does not come back on a second run is not a kill.
+func TestKillMustReproduce(t *testing.T) {
+	j := &judge{timeout: 5 * time.Second, now: time.Now}
+	marker := filepath.Join(t.TempDir(), "ran")
+	flaky := fakeConform(t, `if [ -e `+marker+` ]; then exit 0; fi; touch `+marker+`
+echo '{"requirements":[{"id":"HD-05","status":"fail"}]}' > "$rep"; exit 1`)
+	var r Result
+	v := j.reproduced(context.Background(), flaky, j.run(context.Background(), flaky, ""), &r)
+	if v.status != Survived || !cmp.Equal(r.Unreproduced, []string{"HD-05"}) {
+		t.Errorf("flaky failure: %s, unreproduced %v", v.status, r.Unreproduced)
+	}
+	steady := fakeConform(t, `echo '{"requirements":[{"id":"TA-02","status":"fail"}]}' > "$rep"; exit 1`)
+	r = Result{}
+	v = j.reproduced(context.Background(), steady, j.run(context.Background(), steady, ""), &r)
+	if v.status != Killed || len(r.Unreproduced) != 0 {
+		t.Errorf("steady failure: %s, unreproduced %v", v.status, r.Unreproduced)
+	}
+}
+
+// build lays the mutated file over the real one; the real file is never
+// written, and a mutant that does not compile is told apart from a build
+// that could not run.
+func TestBuildUsesAnOverlay(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	root := t.TempDir()
+	src := "package main\n\nimport \"os\"\n\nfunc main() {\n\tif len(os.Args) > 1 {\n\t\tos.Exit(1)\n\t}\n}\n"
+	files := map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "main.go": src}
+	for f, s := range files {
+		if err := os.WriteFile(filepath.Join(root, f), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ms, err := Enumerate(".", "main.go", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &judge{root: root, goTool: goTool, target: ".", now: time.Now}
+	// Two mutants of `if len(os.Args) > 1`: one per kind of edit.
+	for i, m := range []Mutant{ms[0], ms[len(ms)-1]} {
+		bin, err := j.build(context.Background(), t.TempDir(), &m, []byte(src))
+		if err != nil {
+			t.Fatalf("mutant %d (%s): %v", i, m.Describe(), err)
+		}
+		if _, err := os.Stat(bin); err != nil {
+			t.Errorf("%s: no binary: %v", m.Key, err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "main.go")); string(b) != src {
+		t.Error("the real file was written")
+	}
+	bad := Mutant{File: "main.go", start: 0, end: len("package main"), text: "package"}
+	if _, err := j.build(context.Background(), t.TempDir(), &bad, []byte(src)); !errors.As(err, new(*buildError)) {
+		t.Errorf("a mutant that does not compile: err = %v, want a build error", err)
+	}
+}

@@ -1,0 +1,124 @@
+package mutation
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// WriteMarkdown writes reports/mutation.md: the score per package and every
+// survivor with its classification.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	var b strings.Builder
+	b.WriteString("# Source-level mutation testing of the reference kernel\n\n")
+	scope := "every mutant"
+	if r.Sample > 0 {
+		scope = fmt.Sprintf("a sample of %d mutants per package (seed %d)", r.Sample, r.Seed)
+	}
+	fmt.Fprintf(&b, "Campaign over %s of `refkernel/`, judged by the conformance suite against the embedded kernel "+
+		"(`conform run --require all`, restricted to the scenarios of the requirements each package's doc.go names", scope)
+	if r.Confirm {
+		b.WriteString("; a survivor is run again against the whole suite")
+	}
+	fmt.Fprintf(&b, "). %d jobs, %s.\n\n", r.Jobs, fmtDuration(r.DurationS))
+	verdict := "meets"
+	if !r.MeetsGoal {
+		verdict = "does **not** meet"
+	}
+	fmt.Fprintf(&b, "Target: at least %.0f%% of the non-equivalent mutants of every package killed. This campaign %s it; "+
+		"%d survivors are unclassified.\n\n", TargetScore*100, verdict, r.Unclassed)
+	b.WriteString("Score = killed / (viable − equivalent); raw = killed / viable. Killed includes crashed and timed out.\n\n")
+	b.WriteString("| package | mutants | not viable | killed | crashed | timeout | survived | equivalent | not observable | open reading | unclassified | raw | score |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, s := range append(append([]Score{}, r.Packages...), r.Totals) {
+		name := "`" + s.Package + "`"
+		if s.Package == "total" {
+			name = "**total**"
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %s |\n", name, s.Mutants,
+			s.NotViable+s.HarnessErrors, s.Killed, s.Crashed, s.TimedOut, s.Survived, s.Equivalent, s.NotObservable,
+			s.OpenReading, s.Unclassified, pct(s.Raw), pct(s.Score))
+	}
+	b.WriteString("\n## By operator\n\n| operator | mutants | viable | killed | survived |\n|---|--:|--:|--:|--:|\n")
+	for _, op := range Ops {
+		c := r.Operators[op]
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d |\n", op, c.Mutants, c.Viable, c.Killed, c.Survived)
+	}
+	b.WriteString("\n## Survivors\n\n")
+	if len(r.Survivors) == 0 {
+		b.WriteString("None.\n")
+	}
+	pkg := ""
+	for _, s := range r.Survivors {
+		if s.Package != pkg {
+			pkg = s.Package
+			fmt.Fprintf(&b, "\n### %s\n\n| place | mutation | classification | clause | reason |\n|---|---|---|---|---|\n", pkg)
+		}
+		class, clause, reason := "**unclassified**", "", ""
+		if c := s.Classification; c != nil {
+			class, clause, reason = string(c.Class), c.Clause, c.Reason
+		}
+		if len(s.Unreproduced) > 0 {
+			reason += fmt.Sprintf(" (failed once on %s, but not again)", strings.Join(s.Unreproduced, ", "))
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", s.Pos(), cell(s.Describe()), class, cell(clause), cell(reason))
+	}
+	if len(r.Stale) > 0 {
+		b.WriteString("\n## Stale classifications\n\nThese entries of the committed list match no mutant of this campaign (the code changed); review and remove them:\n\n")
+		for _, k := range r.Stale {
+			fmt.Fprintf(&b, "- `%s`\n", strings.ReplaceAll(k, "`", "'"))
+		}
+	}
+	if len(r.Unreproduced) > 0 {
+		b.WriteString("\n## Failures that did not reproduce\n\nA kill counts only when the failing requirements fail again on a second run. " +
+			"These requirements failed once against some mutant and then passed against the same mutant: flakiness of the suite under load, not kills.\n\n")
+		ids := make([]string, 0, len(r.Unreproduced))
+		for id := range r.Unreproduced {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			fmt.Fprintf(&b, "- %s: %d\n", id, r.Unreproduced[id])
+		}
+	}
+	if errs := harnessErrors(r); len(errs) > 0 {
+		b.WriteString("\n## Mutants without a verdict\n\n")
+		for _, e := range errs {
+			fmt.Fprintf(&b, "- `%s` %s: %s\n", e.Pos(), cell(e.Describe()), code(e.Detail))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func harnessErrors(r *Report) []Result {
+	var out []Result
+	for _, m := range r.Mutants {
+		if m.Status == HarnessError {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// cell makes text safe inside a Markdown table cell: no row breaks, no
+// column breaks. Code in it is in code spans, where nothing is HTML.
+func cell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
+}
+
+// code shows text that came from a run (a build error, a panic message)
+// as one code span, so nothing in it is taken as Markdown or HTML.
+func code(s string) string {
+	return "`" + strings.ReplaceAll(cell(s), "`", "'") + "`"
+}
+
+func pct(f float64) string { return fmt.Sprintf("%.1f%%", f*100) }
+
+func fmtDuration(s float64) string {
+	if s < 120 {
+		return fmt.Sprintf("%.0f s", s)
+	}
+	return fmt.Sprintf("%.0f min", s/60)
+}

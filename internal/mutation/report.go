@@ -1,0 +1,185 @@
+package mutation
+
+import (
+	"encoding/json"
+	"io"
+	"slices"
+	"time"
+)
+
+// Report is a campaign's outcome: reports/mutation.json.
+type Report struct {
+	Tool      string         `json:"tool"`
+	Sample    int            `json:"sample_per_package,omitempty"`
+	Seed      uint64         `json:"seed,omitempty"`
+	Jobs      int            `json:"jobs"`
+	Confirm   bool           `json:"survivors_confirmed_on_whole_suite"`
+	DurationS float64        `json:"duration_s"`
+	Target    float64        `json:"target"`
+	Totals    Score          `json:"totals"`
+	Packages  []Score        `json:"packages"`
+	Survivors []Result       `json:"survivors"`
+	Stale     []string       `json:"stale_classifications"`
+	Mutants   []Result       `json:"mutants"`
+	Operators map[Op]OpCount `json:"operators"`
+	Unclassed int            `json:"unclassified_survivors"`
+	// Unreproduced counts, per requirement, the failures against a mutant
+	// that did not come back on a second run: a measure of how flaky the
+	// suite is on a loaded machine, not of the mutants.
+	Unreproduced map[string]int `json:"unreproduced_failures"`
+	MeetsGoal    bool           `json:"meets_target"`
+	Incomplete   bool           `json:"incomplete,omitempty"`
+}
+
+// TargetScore is the gate of issue 12: at least 90% of the non-equivalent
+// mutants of every package killed.
+const TargetScore = 0.90
+
+// Score is one package's figures (or the totals).
+type Score struct {
+	Package       string   `json:"package"`
+	Requirements  []string `json:"requirements,omitempty"`
+	Mutants       int      `json:"mutants"`
+	NotViable     int      `json:"not_viable"`
+	HarnessErrors int      `json:"harness_errors"`
+	Killed        int      `json:"killed"`
+	Crashed       int      `json:"crashed"`
+	TimedOut      int      `json:"timed_out"`
+	Survived      int      `json:"survived"`
+	Equivalent    int      `json:"equivalent"`
+	NotObservable int      `json:"not_observable"`
+	OpenReading   int      `json:"open_reading"`
+	Unclassified  int      `json:"unclassified"`
+	// Raw is kills over viable mutants; Score is kills over viable
+	// mutants that are not classified equivalent, the figure the target
+	// applies to.
+	Raw   float64 `json:"raw_score"`
+	Score float64 `json:"score"`
+}
+
+// OpCount is how an operator fared across the campaign.
+type OpCount struct {
+	Mutants  int `json:"mutants"`
+	Viable   int `json:"viable"`
+	Killed   int `json:"killed"`
+	Survived int `json:"survived"`
+}
+
+func newReport(cfg Config, pkgs []Package, results []Result, took time.Duration) *Report {
+	r := &Report{
+		Tool: "conform internal/mutation (go/ast, go build -overlay)", Sample: cfg.PerPackage, Jobs: cfg.Jobs,
+		Confirm: cfg.Confirm, DurationS: took.Round(time.Second).Seconds(), Target: TargetScore,
+		Stale: []string{}, Survivors: []Result{}, Operators: map[Op]OpCount{}, Mutants: results,
+		Unreproduced: map[string]int{},
+	}
+	if cfg.PerPackage > 0 {
+		r.Seed = cfg.Seed
+	}
+	byPkg := map[string]*Score{}
+	for _, p := range pkgs {
+		byPkg[p.Dir] = &Score{Package: p.Dir, Requirements: p.Requirements}
+	}
+	used := map[string]bool{}
+	tot := Score{Package: "total"}
+	for i := range results {
+		res := &results[i]
+		res.Classification = nil
+		for _, id := range res.Unreproduced {
+			r.Unreproduced[id]++
+		}
+		if res.Status == Survived {
+			if c, ok := cfg.Classifications[res.Key]; ok {
+				res.Classification = &c
+				used[res.Key] = true
+			}
+			r.Survivors = append(r.Survivors, *res)
+		}
+		for _, s := range []*Score{byPkg[res.Package], &tot} {
+			s.add(*res)
+		}
+		oc := r.Operators[res.Op]
+		oc.Mutants++
+		if res.Status != NotViable && res.Status != HarnessError {
+			oc.Viable++
+		}
+		if res.Status.IsKill() {
+			oc.Killed++
+		}
+		if res.Status == Survived {
+			oc.Survived++
+		}
+		r.Operators[res.Op] = oc
+	}
+	r.MeetsGoal = true
+	for _, p := range pkgs {
+		s := byPkg[p.Dir]
+		s.finish()
+		r.Packages = append(r.Packages, *s)
+		if s.Mutants-s.NotViable-s.HarnessErrors > 0 && s.Score < TargetScore {
+			r.MeetsGoal = false
+		}
+		r.Unclassed += s.Unclassified
+	}
+	tot.finish()
+	r.Totals = tot
+	if cfg.PerPackage == 0 {
+		// Only a whole campaign can tell that a classification matches no
+		// mutant any more; a sample would call most of them stale.
+		for k := range cfg.Classifications {
+			if !used[k] {
+				r.Stale = append(r.Stale, k)
+			}
+		}
+		slices.Sort(r.Stale)
+	}
+	return r
+}
+
+func (s *Score) add(r Result) {
+	s.Mutants++
+	switch r.Status {
+	case NotViable:
+		s.NotViable++
+	case HarnessError:
+		s.HarnessErrors++
+	case Killed:
+		s.Killed++
+	case Crashed:
+		s.Crashed++
+	case TimedOut:
+		s.TimedOut++
+	case Survived:
+		s.Survived++
+		if r.Classification == nil {
+			s.Unclassified++
+			return
+		}
+		switch r.Classification.Class {
+		case Equivalent:
+			s.Equivalent++
+		case NotObservable:
+			s.NotObservable++
+		case OpenReading:
+			s.OpenReading++
+		}
+	}
+}
+
+func (s *Score) finish() {
+	kills := s.Killed + s.Crashed + s.TimedOut
+	if viable := kills + s.Survived; viable > 0 {
+		s.Raw = float64(kills) / float64(viable)
+	}
+	if counted := kills + s.Survived - s.Equivalent; counted > 0 {
+		s.Score = float64(kills) / float64(counted)
+	} else if kills+s.Survived > 0 {
+		s.Score = 1 // every viable mutant is equivalent
+	}
+}
+
+// WriteJSON writes the report as indented JSON.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
