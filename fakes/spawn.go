@@ -239,6 +239,13 @@ func (a *Agents) invoke(ctx context.Context, p wire.ToolInvokeParams) (wire.Tool
 	}()
 	select {
 	case s := <-answered:
+		if ctx.Err() != nil {
+			// The kernel gave up on the call before the child's answer
+			// came (its $/cancelRequest is read before the spawn's answer,
+			// which follows it on the same stream): the call stays
+			// cancelled, whichever of the two this select saw first.
+			return wire.ToolInvokeResult{}, ctx.Err()
+		}
 		if s.Err != nil {
 			return failed("session/spawn failed: " + s.Err.Error()), nil
 		}

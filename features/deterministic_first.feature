@@ -79,7 +79,6 @@ Feature: Deterministic-first profile
     And the model answers request 2 with text "I could not refund that."
     When the session runs
     Then the session ends with status "completed"
-    And model request 1 did not offer the tool "refund"
     And the tool "refund" was never invoked
     And the run recorded no call of "refund"
 

@@ -81,7 +81,6 @@ Feature: Sub-agents, RunSession and the session tree
     When the session runs
     Then the session_meta rows rebuild the tree of the spawns
     And 3 sub-agents were started
-    And every reported remaining depth follows the inheritance rule
 
   @SA-06 @must
   Scenario: at a depth budget of zero the spawn tool is gone, even though the child's profile names it
@@ -133,9 +132,12 @@ Feature: Sub-agents, RunSession and the session tree
   @SA-08 @SA-14 @must
   Scenario: cancelling the root cancels its child and grandchild, which end cleanly and are recorded
     The root and its child wait inside their spawn tool calls, the grandchild
-    inside its first model call, when the harness cancels the root. The
-    partial message may be on record in the child's end session_meta row or
-    in a message event of the child.
+    inside its first model call, when the harness cancels the root. Each of
+    these calls must be cancelled ($/cancelRequest), not waited out: the
+    fakes hold them well beyond the bound. The partial message may be on
+    record in the child's end session_meta row or in a message event of the
+    child. What SA-14 says of a cancelled child is judged on the sessions
+    the cascade reached.
     Given sub-agents may nest 2 deep with at most 2 running per parent
     And a sub-agent profile "manager" with tools "spawn_agent"
     And a sub-agent profile "worker" with no tools
@@ -150,6 +152,7 @@ Feature: Sub-agents, RunSession and the session tree
     And every session of the tree fired session-end once, carrying "cancelled"
     And every spawn was answered with status "cancelled"
     And the "manager" child's end row carries its partial message "MANAGER-PARTIAL"
+    And every call in flight in the tree when the harness cancelled was abandoned within 3000 ms
     And no session of the tree sent a request after its end row
 
   @SA-09 @must
@@ -166,9 +169,7 @@ Feature: Sub-agents, RunSession and the session tree
     And "beta" sub-agents answer request 1 with text "BETA-SECRET"
     And the model answers request 1 with calls spawn_agent(profile "alpha", prompt "First part"), spawn_agent(profile "beta", prompt "Second part")
     When the session runs
-    Then 1 "alpha" sub-agent ended with status "completed"
-    And 1 "beta" sub-agent ended with status "completed"
-    And no request of a "beta" sub-agent contains "ALPHA-SECRET"
+    Then no request of a "beta" sub-agent contains "ALPHA-SECRET"
     And no request of an "alpha" sub-agent contains "BETA-SECRET"
 
   @SA-10 @must
@@ -213,6 +214,7 @@ Feature: Sub-agents, RunSession and the session tree
     And "worker" sub-agents answer request 1 with text "WORKER-DONE"
     When the session runs
     Then the spawn of the "manager" child was answered after it ended, with its status and the totals of its subtree
+    And the spawn of the "worker" grandchild was answered after it ended, with its status and the totals of its subtree
     And the session's result totals cover every session of the tree
     And the session ends with status "completed"
 

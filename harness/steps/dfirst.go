@@ -45,7 +45,7 @@ func init() {
 
 		// Checks.
 		sc.Step(stepRE(`^model request (\d+) offered the tools? (.+)$`), s.proves(func(n int, names string) error { return d.offeredTools(n, names, true) }, "DF-01", "DF-02", "DF-04", "DF-10"))
-		sc.Step(stepRE(`^model request (\d+) did not offer the tools? (.+)$`), s.proves(func(n int, names string) error { return d.offeredTools(n, names, false) }, "DF-02", "DF-03", "DF-04", "DF-10"))
+		sc.Step(stepRE(`^model request (\d+) did not offer the tools? (.+)$`), s.proves(func(n int, names string) error { return d.offeredTools(n, names, false) }, "DF-02", "DF-04", "DF-10"))
 		sc.Step(stepRE(`^model request (\d+) offered the skills? (.+)$`), s.proves(func(n int, names string) error { return d.offeredSkills(n, names, true) }, "DF-06"))
 		sc.Step(stepRE(`^model request (\d+) did not offer the skills? (.+)$`), s.proves(func(n int, names string) error { return d.offeredSkills(n, names, false) }, "DF-06"))
 		sc.Step(stepRE(`^model request (\d+) had "([^"]+)" as its active skill$`), s.proves(func(n int, skill string) error { return d.activeSkill(n, skill, true) }, "DF-06"))

@@ -46,7 +46,7 @@ func init() {
 		sc.Step(stepRE(`^the model fails every request with "([a-z_]+)"$`), s.modelFailsEvery)
 		sc.Step(stepRE(`^the model fails every odd-numbered request with "([a-z_]+)" and answers every even-numbered one with a call to "([^"]+)" whose (\w+) changes each time$`), s.modelFailsOddRequests)
 		sc.Step(stepRE(`^the model answers request (\d+) with text "([^"]*)" and stop reason "([^"]+)"$`), s.answerTextStop)
-		sc.Step(stepRE(`^the model config lists "([^"]+)" as a fallback model$`), s.fallbackModel)
+		sc.Step(stepRE(`^the model config lists ("[^"]+"(?:(?:, | and )"[^"]+")*) as fallback models?$`), s.fallbackModels)
 
 		// The context provider.
 		sc.Step(stepRE(`^the context provider contributes the same text every turn and cannot shrink it$`), s.contextFixed)
@@ -58,33 +58,42 @@ func init() {
 		sc.Step(stepRE(`^the tool "([^"]+)" declares this output schema:$`), s.toolOutputSchema)
 		sc.Step(stepRE(`^the tool "([^"]+)" returns this output:$`), s.toolOutput)
 		sc.Step(stepRE(`^the frontend fails every interactive request for "([^"]+)"$`), s.frontendFailsInteractive)
-		sc.Step(stepRE(`^the circuit breaker is set to trip after (\d+) in a row$`), s.breakerInARow)
+		sc.Step(stepRE(`^the circuit breaker is set to trip after (\d+) in a row or (\d+) among the last (\d+) decisions$`), s.breakerBothTiers)
+		sc.Step(stepRE(`^an? (data_source|resource) tool "([^"]+)" from provider "([^"]+)" that the policy allows$`), s.allowedTool)
 
-		// Checks.
+		// Checks. Each names only the requirement its assertion proves.
 		sc.Step(stepRE(`^the kernel refuses the session config$`), s.proves(s.configRefused, "ER-05"))
-		sc.Step(stepRE(`^model requests (\d+) to (\d+) are the same request with attempts counting up$`), s.proves(s.sameRequestRetried, "ER-01", "ER-02"))
+		sc.Step(stepRE(`^model requests (\d+) to (\d+) are the same request with attempts counting up$`), s.proves(s.sameRequestRetried, "ER-01"))
+		sc.Step(stepRE(`^model requests (\d+) to (\d+) were attempts of one call, counting up$`), s.proves(s.attemptsOfOneCall, "ER-02"))
 		sc.Step(stepRE(`^the waits before model requests (\d+) to (\d+) follow a backoff from (\d+) ms growing by a factor of (\d+(?:\.\d+)?)$`), s.proves(s.backoffWaits, "ER-01", "ER-05"))
 		sc.Step(stepRE(`^model request (\d+) came at least (\d+) ms after the answer to model request (\d+)$`), s.proves(s.retryAfterWait, "ER-01"))
-		sc.Step(stepRE(`^no model request repeated failed model request (\d+)$`), s.proves(s.noRepeatOf, "ER-03", "ER-07"))
+		sc.Step(stepRE(`^no model request repeated failed model request (\d+)$`), s.proves(s.noRepeatOf, "ER-03"))
 		sc.Step(stepRE(`^no model request repeated an earlier one$`), s.proves(s.noRepeats, "ER-06"))
 		sc.Step(stepRE(`^a context pass asked to reduce came between model requests (\d+) and (\d+)$`), s.proves(s.reducePassBetween, "ER-06"))
 		sc.Step(stepRE(`^model request (\d+) differs from model request (\d+)$`), s.proves(s.requestsDiffer, "ER-06"))
 		sc.Step(stepRE(`^the model was asked fewer than (\d+) times$`), s.proves(s.modelAskedFewer, "ER-06", "ER-10"))
 		sc.Step(stepRE(`^the last model request offered no tools$`), s.proves(s.lastRequestNoTools, "ER-10"))
-		sc.Step(stepRE(`^no model request named the model "([^"]+)"$`), s.proves(s.noRequestForModel, "ER-07"))
-		sc.Step(stepRE(`^the kernel named "([a-z_]+)" as the cause, in an event or in the session result$`), s.proves(s.causeNamed, "ER-03", "ER-06"))
-		sc.Step(stepRE(`^an event reported "([a-z_]+)"( with a message for a human)?$`), s.proves(s.eventReported, "ER-07", "ER-08"))
+		sc.Step(stepRE(`^no model request went to another model than the primary before the frontend was told of "([a-z_]+)"$`), s.proves(s.noSilentSwitch, "ER-07"))
+		sc.Step(stepRE(`^the session ends with the kernel's model-error status$`), s.proves(s.modelErrorStatus, "ER-02", "ER-06"))
+		sc.Step(stepRE(`^the kernel named "([a-z_]+)" as the cause, in an event or in the session result$`), s.proves(s.causeNamed, "ER-06"))
+		sc.Step(stepRE(`^an event reported "([a-z_]+)"( with a message for a human)?$`), s.proves(s.eventReported, "ER-08"))
 		sc.Step(stepRE(`^no event reported "([a-z_]+)"$`), s.proves(s.noEventReported, "ER-08"))
 		sc.Step(stepRE(`^the post-model-response observer saw "([a-z_]+)" as the (stop reason|error category)$`), s.proves(s.observerSaw, "ER-08"))
 		sc.Step(stepRE(`^the post-model-response observer never saw "([a-z_]+)"$`), s.proves(s.observerNeverSaw, "ER-08"))
 		sc.Step(stepRE(`^model request (\d+) holds an error result for the call of request (\d+)$`), s.proves(func(n, from int) error {
-			return s.resultFor(n, from, true)
-		}, "ER-04", "ER-09", "ER-11", "ER-12"))
+			return s.resultFor(n, from, resultError)
+		}, "ER-04", "ER-12"))
 		sc.Step(stepRE(`^model request (\d+) holds the result of the call of request (\d+) as a success$`), s.proves(func(n, from int) error {
-			return s.resultFor(n, from, false)
+			return s.resultFor(n, from, resultSuccess)
 		}, "ER-12"))
+		sc.Step(stepRE(`^model request (\d+) holds a result for the call of request (\d+)$`), s.proves(func(n, from int) error {
+			return s.resultFor(n, from, resultAny)
+		}, "ER-11"))
 		sc.Step(stepRE(`^the error result for the call of request (\d+) is categorised "([a-z_]+)" wherever the kernel names a category$`), s.proves(s.resultCategory, "ER-09", "ER-12"))
-		sc.Step(stepRE(`^model request (\d+) came within (\d+) ms of the answer to the call of request (\d+)$`), s.proves(s.promptAfterCall, "ER-09"))
+		sc.Step(stepRE(`^the crashed call of request (\d+) was failed within (\d+) ms: by the next model request or by the end of the session$`), s.proves(s.crashFailedPromptly, "ER-09"))
+
+		// Observations (recorded, never judged).
+		sc.Step(stepRE(`^how the kernel reported "([a-z_]+)" and how the session ended are recorded$`), s.recordModelErrorReaction)
 	})
 }
 
@@ -201,8 +210,25 @@ func (s *Scenario) answerTextStop(n int, text, stop string) error {
 	return nil
 }
 
-func (s *Scenario) fallbackModel(name string) error {
-	s.Cfg.Model.Fallbacks = append(s.Cfg.Model.Fallbacks, name)
+func (s *Scenario) fallbackModels(list string) error {
+	s.Cfg.Model.Fallbacks = append(s.Cfg.Model.Fallbacks, quotedList(list)...)
+	return nil
+}
+
+// allowedTool declares a tool of either kind that runs without asking: a
+// read declared safe with no key fields, or a resource a policy rule
+// allows. Tool-error scenarios use it to cover every kind that is invoked.
+func (s *Scenario) allowedTool(kind, name, provider string) error {
+	conc := ""
+	if kind == wire.KindDataSource {
+		conc = "safe with no key fields"
+	}
+	if err := s.declareTool(kind, name, provider, conc, ""); err != nil {
+		return err
+	}
+	if kind == wire.KindResource {
+		return s.policyRule(name+"-ok", "allows", name)
+	}
 	return nil
 }
 
@@ -279,8 +305,14 @@ func (s *Scenario) frontendFailsInteractive(tool string) error {
 	return nil
 }
 
-func (s *Scenario) breakerInARow(n int) error {
-	s.Cfg.Policy.CircuitBreaker = &wire.CircuitBreaker{Consecutive: n}
+// breakerBothTiers sets both tiers of the breaker. What the breaker counts
+// is open (A-33): whether an allowed call between two crashes resets the
+// consecutive count. A kernel that counts crashes in a row trips on the
+// first tier; one whose allows reset that count still sees the crashes
+// within the window. Either way the breaker trips after a few crashes, which
+// is the part every reading shares.
+func (s *Scenario) breakerBothTiers(n, m, window int) error {
+	s.Cfg.Policy.CircuitBreaker = &wire.CircuitBreaker{Consecutive: n, Window: window, WindowMax: m}
 	return nil
 }
 
@@ -289,7 +321,7 @@ func (s *Scenario) breakerInARow(n int) error {
 func (s *Scenario) modelEntry(n int) (calllog.Entry, error) {
 	es := s.modelEntries()
 	if n < 1 || n > len(es) {
-		return calllog.Entry{}, fmt.Errorf("expected at least %d model requests, the kernel sent %d", n, len(es))
+		return calllog.Entry{}, notReached("there is no model request %d: the kernel sent %d", n, len(es))
 	}
 	return es[n-1], nil
 }

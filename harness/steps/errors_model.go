@@ -29,8 +29,11 @@ func (s *Scenario) sameRequestRetried(a, b int) error {
 		return err
 	}
 	rs := s.modelRequests()
-	if b > len(rs) || a < 1 || a > b {
-		return fmt.Errorf("expected model requests %d to %d, the kernel sent %d", a, b, len(rs))
+	if a < 1 || a > b {
+		return fmt.Errorf("model requests %d to %d make no range", a, b)
+	}
+	if b > len(rs) {
+		return notReached("there are no model requests %d to %d: the kernel sent %d", a, b, len(rs))
 	}
 	first := seen(rs[a-1])
 	for n := a + 1; n <= b; n++ {
@@ -40,6 +43,56 @@ func (s *Scenario) sameRequestRetried(a, b int) error {
 		if rs[n-1].Attempt <= rs[n-2].Attempt {
 			return fmt.Errorf("expected the attempt number to count up across retries, request %d has attempt %d after %d", n, rs[n-1].Attempt, rs[n-2].Attempt)
 		}
+	}
+	return nil
+}
+
+// ER-02: the requests are attempts of one call: the same turn, with the
+// attempt number counting up. Whether they are identical is ER-01's.
+func (s *Scenario) attemptsOfOneCall(a, b int) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	rs := s.modelRequests()
+	if a < 1 || a > b {
+		return fmt.Errorf("model requests %d to %d make no range", a, b)
+	}
+	if b > len(rs) {
+		return notReached("there are no model requests %d to %d: the kernel sent %d", a, b, len(rs))
+	}
+	for n := a + 1; n <= b; n++ {
+		if rs[n-1].CallContext.TurnID != rs[a-1].CallContext.TurnID {
+			return fmt.Errorf("expected model requests %d to %d to be attempts of one call in one turn; request %d is in turn %q, request %d in turn %q",
+				a, b, a, rs[a-1].CallContext.TurnID, n, rs[n-1].CallContext.TurnID)
+		}
+		if rs[n-1].Attempt <= rs[n-2].Attempt {
+			return fmt.Errorf("expected the attempt number to count up across retries, request %d has attempt %d after %d", n, rs[n-1].Attempt, rs[n-2].Attempt)
+		}
+	}
+	return nil
+}
+
+// ER-02, ER-06: a call that failed for good ends the session with the
+// kernel's model-error status: the reading model_error.status, `failed`
+// when undeclared (A-26, A-27). A declared status must still be a failure
+// (failed or an error_* status): the turn did fail.
+func (s *Scenario) modelErrorStatus() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	want, declared := s.env.Info.Readings["model_error.status"]
+	if !declared {
+		want = wire.StatusFailed
+	}
+	if want != wire.StatusFailed && !strings.HasPrefix(want, "error_") {
+		return fmt.Errorf("the kernel declares model_error.status %q, which is not a failure status (failed or error_*): a call that failed for good fails its turn", want)
+	}
+	if s.Result.Status != want {
+		how := "the default of A-26/A-27, model_error.status undeclared"
+		if declared {
+			how = "the kernel's declared model_error.status"
+		}
+		return fmt.Errorf("expected the session to end %q (%s) once the call failed for good, it ended %q (error %q)", want, how, s.Result.Status, s.Result.Error)
 	}
 	return nil
 }
@@ -64,7 +117,7 @@ func (s *Scenario) backoffWaits(a, b, baseMS int, factor string) error {
 	}
 	es := s.modelEntries()
 	if b > len(es) {
-		return fmt.Errorf("expected at least %d model requests, the kernel sent %d", b, len(es))
+		return notReached("there is no model request %d: the kernel sent %d", b, len(es))
 	}
 	ratio := s.readingFloat("retry.jitter_min_ratio", 0)
 	var lines []string
@@ -124,7 +177,7 @@ func (s *Scenario) noRepeatOf(n int) error {
 	}
 	rs := s.modelRequests()
 	if n < 1 || n > len(rs) {
-		return fmt.Errorf("expected at least %d model requests, the kernel sent %d", n, len(rs))
+		return notReached("there is no model request %d: the kernel sent %d", n, len(rs))
 	}
 	failed := seen(rs[n-1])
 	for i := n; i < len(rs); i++ {
@@ -190,7 +243,7 @@ func (s *Scenario) requestsDiffer(a, b int) error {
 	}
 	rs := s.modelRequests()
 	if a > len(rs) || b > len(rs) {
-		return fmt.Errorf("expected at least %d model requests, the kernel sent %d", max(a, b), len(rs))
+		return notReached("there is no model request %d: the kernel sent %d", max(a, b), len(rs))
 	}
 	if seen(rs[a-1]) == seen(rs[b-1]) {
 		return fmt.Errorf("expected model request %d to differ from request %d, it is the same request again", a, b)
@@ -214,7 +267,7 @@ func (s *Scenario) lastRequestNoTools() error {
 	}
 	rs := s.modelRequests()
 	if len(rs) == 0 {
-		return fmt.Errorf("the kernel sent no model request")
+		return notReached("the kernel sent no model request")
 	}
 	return s.requestOfferedNoTools(strconv.Itoa(len(rs)))
 }

@@ -5,19 +5,69 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/spec/wire"
 )
 
-// ER-07: no request for a fallback model.
-func (s *Scenario) noRequestForModel(model string) error {
+// ER-07: a switch to another model is never silent. Any model request
+// that names a model other than the session's primary must come after the
+// frontend was told of the error, by an event naming the category with a
+// message for a human. Requests that stay with the primary pass: ER-07
+// forbids a quiet switch, not a failure that names nothing (that is only
+// recorded, see recordModelErrorReaction).
+func (s *Scenario) noSilentSwitch(category string) error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
-	for i, r := range s.modelRequests() {
-		if r.Model == model {
-			return fmt.Errorf("model request %d went to %q; the kernel switched models after a non-retryable error", i+1, model)
+	primary := s.Cfg.Model.Name
+	for i, e := range s.modelEntries() {
+		r := e.Value.(wire.ModelStreamParams)
+		if r.Model == primary {
+			continue
+		}
+		if told, ok := s.toldBefore(category, e.Seq); ok {
+			s.observe("ER-07", "after %s the kernel switched to model %q (model request %d), having told the frontend first (%s event)", category, r.Model, i+1, told)
+			continue
+		}
+		return fmt.Errorf("model request %d went to %q instead of the primary %q after %s, and no event naming %s with a message for a human came before it: a silent fallback",
+			i+1, r.Model, primary, category, category)
+	}
+	return nil
+}
+
+// toldBefore finds a root event before seq that names what, with a
+// message for a human.
+func (s *Scenario) toldBefore(what string, seq int) (string, bool) {
+	for _, e := range s.World.Log.Select(func(e *calllog.Entry) bool {
+		return e.Method == wire.NotifyEvent && e.SessionID == s.SessionID && e.Seq < seq
+	}) {
+		ev, ok := e.Value.(wire.Event)
+		if !ok || !eventNames(ev, what) {
+			continue
+		}
+		if m, ok := ev.Payload["message"].(string); ok && strings.TrimSpace(m) != "" {
+			return ev.Kind, true
 		}
 	}
+	return "", false
+}
+
+// recordModelErrorReaction records, without judging, whether the kernel
+// named a non-retryable error to the frontend and how the session ended:
+// the taxonomy asks to surface auth_error to a human, but no requirement
+// of the catalog makes that a verdict (ER-07 forbids a silent switch only).
+func (s *Scenario) recordModelErrorReaction(category string) error {
+	if !s.ran || s.Rejected != nil {
+		return nil
+	}
+	named := "did not name it in any event"
+	for _, e := range s.rootEvents() {
+		if eventNames(e, category) {
+			named = fmt.Sprintf("named it in a %q event", e.Kind)
+			break
+		}
+	}
+	s.observe("ER-07", "after %s the kernel %s; the session ended %q", category, named, s.Result.Status)
 	return nil
 }
 
@@ -169,10 +219,11 @@ func (s *Scenario) observerNeverSaw(what string) error {
 // callOf is the id of the first tool call the fake model emitted in its
 // answer to request n.
 func (s *Scenario) callOf(n int) (string, error) {
-	e, err := s.modelEntry(n)
-	if err != nil {
-		return "", err
+	es := s.modelEntries()
+	if n < 1 || n > len(es) {
+		return "", notReached("there is no model request %d, whose answer holds the call: the kernel sent %d", n, len(es))
 	}
+	e := es[n-1]
 	var r wire.ModelStreamResult
 	_ = json.Unmarshal(e.Result, &r)
 	for _, ev := range r.Events {
@@ -187,8 +238,10 @@ func (s *Scenario) callOf(n int) (string, error) {
 func (s *Scenario) resultBlock(n int, id string) (wire.ContentBlock, error) {
 	rs := s.modelRequests()
 	if n < 1 || n > len(rs) {
-		return wire.ContentBlock{}, fmt.Errorf("expected at least %d model requests (the session should go on after the call), the kernel sent %d (status %q, error %q)",
-			n, len(rs), s.Result.Status, s.Result.Error)
+		// Whether the session goes on after a failed call is ER-04's
+		// business (its own status check); this one looks at the result.
+		return wire.ContentBlock{}, notReached("there is no model request %d to hold the result of call %s: the kernel sent %d and ended %q (error %q)",
+			n, id, len(rs), s.Result.Status, s.Result.Error)
 	}
 	for _, m := range rs[n-1].Messages {
 		for _, c := range m.Content {

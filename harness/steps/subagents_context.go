@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -26,7 +27,7 @@ func (s *Scenario) saOnlyPrompt(profile, rel string) error {
 	}
 	reqs := s.saModel(id)
 	if len(reqs) == 0 {
-		return fmt.Errorf("the %q %s (%s) sent no model request", profile, rel, id)
+		return notReached("the %q %s (%s) sent no model request", profile, rel, id)
 	}
 	var users []string
 	for _, m := range reqs[0].Messages {
@@ -71,12 +72,15 @@ func (s *Scenario) saNoRequestContains(profile, marker string) error {
 	}
 	ids := s.saTree().with(profile, -1)
 	if len(ids) == 0 {
-		return fmt.Errorf("no %q sub-agent was started (no session_meta row names that profile under the root)", profile)
+		return notReached("no %q sub-agent was started (no session_meta row names that profile under the root)", profile)
+	}
+	if !s.saProduced(marker, ids) {
+		return notReached("%q was never produced outside the %q sub-agents (no other request or model answer holds it), so nothing could leak", marker, profile)
 	}
 	for _, id := range ids {
 		reqs := s.saRequests(id, "")
 		if len(reqs) == 0 {
-			return fmt.Errorf("the %q sub-agent %s sent no request at all", profile, id)
+			return notReached("the %q sub-agent %s sent no request at all", profile, id)
 		}
 		for _, e := range reqs {
 			if strings.Contains(string(e.Params), marker) {
@@ -85,6 +89,21 @@ func (s *Scenario) saNoRequestContains(profile, marker string) error {
 		}
 	}
 	return nil
+}
+
+// saProduced reports whether a marker exists somewhere outside the given
+// sessions before it could leak: in another session's request or in a
+// model answer to another session.
+func (s *Scenario) saProduced(marker string, except []string) bool {
+	for _, e := range s.World.Log.Entries() {
+		if e.Kind != calllog.Request || slices.Contains(except, e.SessionID) {
+			continue
+		}
+		if strings.Contains(string(e.Params), marker) || strings.Contains(string(e.Result), marker) {
+			return true
+		}
+	}
+	return false
 }
 
 // SA-12: the child's intermediate turns never reach the parent's model.
@@ -252,6 +271,7 @@ func (s *Scenario) saRemainingDepths() error {
 		rootDepth = d
 	}
 	want[t.root] = rootDepth
+	reported := 0
 	for _, id := range t.ids {
 		if t.level[id] < 0 {
 			continue
@@ -271,10 +291,14 @@ func (s *Scenario) saRemainingDepths() error {
 			want[id] = d
 		}
 		if r := t.first[id].RemainingDepth; r != nil {
+			reported++
 			if *r != want[id] {
 				return fmt.Errorf("session %s reports remaining_depth %d; inheritance from its parent gives %d", id, *r, want[id])
 			}
 		}
+	}
+	if reported == 0 {
+		return notReached("no session_meta row carries remaining_depth (an optional field)")
 	}
 	return nil
 }
@@ -293,7 +317,7 @@ func (s *Scenario) saFirstRequest(profile, rel string) (string, wire.ModelStream
 	}
 	reqs := s.saModel(id)
 	if len(reqs) == 0 {
-		return id, wire.ModelStreamParams{}, fmt.Errorf("the %q %s (%s) sent no model request", profile, rel, id)
+		return id, wire.ModelStreamParams{}, notReached("the %q %s (%s) sent no model request", profile, rel, id)
 	}
 	return id, reqs[0], nil
 }

@@ -71,7 +71,7 @@ func (s *Scenario) saChildBudget(profile string) error {
 	if got == nil {
 		// The field is optional: the budget is then checked only through
 		// the moment the child's bound fires (the next step).
-		return nil
+		return notReached("the start session_meta row of %s carries no remaining_cost_budget_usd (an optional field)", id)
 	}
 	if !saClose(*got, budget) {
 		return fmt.Errorf("%s started with a budget of $%.9f; the root's remainder at spawn, capped by the profile, was $%.9f", id, *got, budget)
@@ -186,8 +186,8 @@ func (s *Scenario) saTotals(what string, res wire.RunSessionResult, ids []string
 
 // SA-11: the spawn answer comes after the child is terminal, with its
 // status and the totals of its whole subtree.
-func (s *Scenario) saSpawnAnswer(profile string) error {
-	id, t, err := s.saOne(profile, "child")
+func (s *Scenario) saSpawnAnswer(profile, rel string) error {
+	id, t, err := s.saOne(profile, rel)
 	if err != nil {
 		return err
 	}
