@@ -13,38 +13,38 @@ Feature: The max_cost_usd bound
     And the model's price is $1 per million input tokens and $0 per million output tokens
     And every model reply uses 400000 input tokens and 0 output tokens
 
-  @TA-03 @should
+  @TA-03 @TA-08 @TA-20 @should
   Scenario: turns of $0.40 against a $1.00 cap: nothing fires at $0.80, the bound fires at $1.20
     Given the session allows at most 50 turns
     And the session has a cost bound of $1.00
     When the session runs
-    Then the model was asked 4 times
-    And model request 4 offered no tools
-    And model request 4 carried an instruction the harness did not send
-    And model request 4 still holds the results of every earlier tool call
-    And no tool ran after model request 4
-    And the session ends with status "error_max_budget_usd"
+    Then the kernel ran 3 ordinary turns
+    And exactly one final-answer turn followed
+    And the final-answer request offered no tools
+    And the final-answer request carried an instruction the harness did not send
+    And the final-answer request still holds the results of every earlier tool call
+    And the status names the bound: "error_max_budget_usd"
 
-  @TA-03 @should
+  @TA-03 @TA-08 @should
   Scenario: a spend that reaches the cap exactly leaves no budget, so the bound fires
     Given every model reply uses 500000 input tokens and 0 output tokens
     And the session allows at most 50 turns
     And the session has a cost bound of $1.00
     When the session runs
-    Then the model was asked 3 times
-    And model request 3 offered no tools
-    And the session ends with status "error_max_budget_usd"
+    Then the kernel ran 2 ordinary turns
+    And exactly one final-answer turn followed
+    And the status names the bound: "error_max_budget_usd"
 
-  @TA-03 @should
+  @TA-03 @TA-08 @should
   Scenario: the cost bound works on its own, with no turn bound close by
     Given the session allows at most 1000 turns
     And the session has a cost bound of $2.00
     When the session runs
-    Then the model was asked 6 times
-    And model request 6 offered no tools
-    And the session ends with status "error_max_budget_usd"
+    Then the kernel ran 5 ordinary turns
+    And exactly one final-answer turn followed
+    And the status names the bound: "error_max_budget_usd"
 
-  @TA-05 @may
+  @TA-05 @TA-08 @may
   Scenario: a weighted-token budget refines the cost bound and ends the session the same way
     The weighted-token refinement (output tokens at the sampling weight plus
     non-cached input tokens at the prefill weight) is part of the cost
@@ -55,9 +55,8 @@ Feature: The max_cost_usd bound
     And the session has a cost bound of $1000
     And the token weights are 1 per output token and 0.5 per input token, with a budget of 2500 weighted tokens
     When the session runs
-    Then the model was asked 4 times
-    And model request 4 offered no tools
-    And model request 4 carried an instruction the harness did not send
-    And the session ends with status "error_max_budget_usd"
+    Then the kernel ran 3 ordinary turns
+    And exactly one final-answer turn followed
+    And the status names the bound: "error_max_budget_usd"
     And any limit_reached event names the bound "max_cost_usd"
     And every cost report carries the weighted tokens of its usage

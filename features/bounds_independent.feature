@@ -2,10 +2,11 @@ Feature: Every bound is checked on its own at step 17 and all share one limit-re
   With all three bounds configured, each run makes one of them tight. The
   three runs look the same from outside: the tool calls of the turn in which
   the bound fired still run and their results are returned, then exactly one
-  turn without tools follows, and only the status names the bound. The
+  final-answer turn follows, and only the status names the bound. The
   max_turns run proves the requirement for every kernel; the cost and
-  wall-clock runs are skipped for a kernel that does not declare those
-  bounds.
+  wall-clock runs prove it for the bounds a kernel declares and are skipped
+  for a kernel that does not declare them. The shape of the final-answer
+  request itself is TA-20's (bounds.feature).
 
   Background:
     Given a data_source tool "read" from provider "fs" declared safe with no key fields
@@ -20,18 +21,16 @@ Feature: Every bound is checked on its own at step 17 and all share one limit-re
     And the model answers request 3 with text "Here is what I found."
 
   @TA-19 @must
-  Scenario: max_turns fires alone: the firing turn's calls run, then one tool-less turn
+  Scenario: max_turns fires alone: the firing turn's calls run, then one final-answer turn
     Given the session allows at most 2 turns
     And the session has a cost bound of $1000
     And the session has a wall-clock bound of 600 seconds
     When the session runs
-    Then the model was asked 3 times
-    And the calls of model request 2 were all carried out before model request 3
-    And model request 3 still holds the results of every earlier tool call
-    And model request 3 offered no tools
-    And model request 3 carried an instruction the harness did not send
-    And no tool ran after model request 3
-    And the session ends with status "error_max_turns"
+    Then the kernel ran 2 ordinary turns
+    And the calls of the last ordinary turn were all carried out before the final-answer request
+    And the final-answer request still holds the results of every earlier tool call
+    And exactly one final-answer turn followed
+    And the status names the bound: "error_max_turns"
 
   @TA-19 @TA-03 @should
   Scenario: max_cost_usd fires alone: the same shape, another status
@@ -39,25 +38,25 @@ Feature: Every bound is checked on its own at step 17 and all share one limit-re
     And the session has a cost bound of $0.70
     And the session has a wall-clock bound of 600 seconds
     When the session runs
-    Then the model was asked 3 times
-    And the calls of model request 2 were all carried out before model request 3
-    And model request 3 still holds the results of every earlier tool call
-    And model request 3 offered no tools
-    And model request 3 carried an instruction the harness did not send
-    And no tool ran after model request 3
-    And the session ends with status "error_max_budget_usd"
+    Then the kernel ran 2 ordinary turns
+    And the calls of the last ordinary turn were all carried out before the final-answer request
+    And the final-answer request still holds the results of every earlier tool call
+    And exactly one final-answer turn followed
+    And the status names the bound: "error_max_budget_usd"
 
   @TA-19 @TA-04 @should
   Scenario: max_wall_clock_s fires alone: the same shape, another status
+    The wait of turn 2 is held until two seconds after the kernel's session
+    clock started: a second of margin on each side of the one-second bound,
+    so the bound fires at the end of turn 2 however loaded the machine is.
     Given the session allows at most 50 turns
     And the session has a cost bound of $1000
     And the session has a wall-clock bound of 1 seconds
-    And the tool "wait" is held until 1.2 seconds after the session started
+    And the tool "wait" is held until 2 seconds after the session started
     When the session runs
-    Then the model was asked 3 times
-    And the calls of model request 2 were all carried out before model request 3
-    And model request 3 still holds the results of every earlier tool call
-    And model request 3 offered no tools
-    And model request 3 came at least 1 seconds after the session started
-    And no tool ran after model request 3
-    And the session ends with status "error_max_wall_clock"
+    Then the kernel ran 2 ordinary turns
+    And the calls of the last ordinary turn were all carried out before the final-answer request
+    And the final-answer request still holds the results of every earlier tool call
+    And exactly one final-answer turn followed
+    And the final-answer request came at least 1 seconds after the session started
+    And the status names the bound: "error_max_wall_clock"

@@ -46,6 +46,3 @@ Feature: Soft limits pause for the user; hard limits stay the default
     Given the session allows at most 2 turns
     When the session runs for at most 5 seconds
     Then the session ended on its own
-    And the model was asked 3 times
-    And model request 3 offered no tools
-    And the session ends with status "error_max_turns"

@@ -26,14 +26,14 @@ Feature: Turn-level tool-call concurrency
     And the model answers request 2 with text "Done."
     When the session runs
     Then 3 calls were in flight at the same time
-    And the tool "lookup" was invoked 3 times
-    And the session ends with status "completed"
 
-  @TA-14 @PA-07 @must
+  @TA-14 @PA-07 @TA-01 @must
   Scenario: reads overlap, interactive calls take turns, and each group ends before the next begins
     The groups follow the turn algorithm (A-16): the reads of step 9, then the
     interactive calls of step 9b, then the plan (step 11) and the applies of
-    step 12.
+    step 12. That order is TA-01's (an observer can tell a read still in
+    flight when an interactive call starts); the overlap of the reads is
+    TA-14's and the one-at-a-time interactive calls PA-07's.
     Given a data_source tool "lookup" from provider "kb" declared safe with no key fields
     And a data_source tool "search" from provider "web" declared safe with no key fields
     And an interactive tool "confirm" from provider "ui"
@@ -48,7 +48,6 @@ Feature: Turn-level tool-call concurrency
     Then 3 calls were in flight at the same time
     And the calls to "confirm" ran one at a time
     And the reads, the interactive calls and the resource calls of turn 1 ran as separate groups in that order
-    And the session ends with status "completed"
 
   @TA-15 @must
   Scenario: two calls to an undeclared resource run one after the other
@@ -60,7 +59,6 @@ Feature: Turn-level tool-call concurrency
     When the session runs
     Then the calls to "deploy" ran one at a time
     And the tool "deploy" was invoked 2 times
-    And the session ends with status "completed"
 
   @TA-16 @must
   Scenario: writes to different paths overlap, writes to the same path take turns
@@ -90,7 +88,7 @@ Feature: Turn-level tool-call concurrency
     Then the calls to "scan" ran one at a time
     And the tool "scan" was invoked 2 times
 
-  @TA-16 @TA-29 @must
+  @TA-16 @must
   Scenario: undeclared resources of different providers run at the same time
     The provider-wide lock of an undeclared operation covers its own
     provider only.
@@ -128,14 +126,20 @@ Feature: Turn-level tool-call concurrency
     Then the calls to "start" and "stop" ran one at a time
 
   @TA-29 @must
-  Scenario: two undeclared reads of one provider run one after the other
-    An undeclared ConcurrencySpec means safe false for every kind (A-15).
+  Scenario: two undeclared reads of one provider run as the kernel's reading of A-15 says
+    Whether an undeclared ConcurrencySpec makes a data_source sequential
+    (tool/data-types.md: safe false) or concurrent (the matrix row) is open
+    (A-15). A kernel that declares its reading
+    concurrency.undeclared_data_source (sequential or concurrent) is held to
+    it; without a declaration what it did is only recorded. The barrier opens
+    at once for a concurrent kernel and keeps a sequential kernel's first
+    call in flight for a second, the window in which an overlap would show.
     Given a data_source tool "stat" from provider "disk"
-    And every call to "stat" is held for 300 ms before it is answered
+    And calls to "stat" wait until 2 of them have started, for at most 1 second
     And the model answers request 1 with calls stat(path "a"), stat(path "b")
     And the model answers request 2 with text "Done."
     When the session runs
-    Then the calls to "stat" ran one at a time
+    Then the calls to "stat" ran as the kernel reads undeclared data_source operations
 
   @TA-28 @must
   Scenario: an interactive tool that wrongly declares itself safe still runs one call at a time

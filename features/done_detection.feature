@@ -53,7 +53,7 @@ Feature: Done detection
     And the session ends with status "completed"
     And the final message says "Saved and looked up."
 
-  @TA-11 @may
+  @TA-11 @must
   Scenario: a provider's terminal mark ends the loop on top of implicit done detection
     Implicit done detection stays the baseline: the same session ends by a
     reply without tool calls when the terminal tool is not called.

@@ -7,9 +7,11 @@ Feature: Doom-loop detection
   limit-reached path: one final-answer turn without tools, not an error.
   The threshold is configurable and defaults to a value from 3 to 5. The
   doom-loop ending has no status of its own (A-06): the checks accept the
-  status the kernel declares as its reading doom_loop.status, and without
-  a declaration any status that is not completed, failed, cancelled or
-  running.
+  status the kernel declares as its reading doom_loop.status, and without a
+  declaration any of the bound subtypes. completed is accepted but recorded
+  as suspicious; failed never is (a fired bound is not an error, TA-08),
+  nor running or cancelled. The scenarios about the limit path repeat a
+  byte-identical call, so that canonical JSON stays TA-12's own question.
 
   Background:
     Given a data_source tool "search" from provider "web" declared safe with no key fields
@@ -23,32 +25,46 @@ Feature: Doom-loop detection
     Given the model answers every request with the same call to "search", its keys in a different order each time
     When the session runs
     Then the doom-loop detector fired after between 3 and 5 identical calls, as the kernel declares
-    And the session ends with the kernel's doom-loop status
 
   @TA-12 @must
   Scenario: calls whose arguments change every time never trip the detector
     Given the model answers every request with a call to "search" whose query changes each time
     When the session runs
-    Then the model was asked 11 times
-    And model request 11 offered no tools
-    And the session ends with status "error_max_turns"
+    Then the kernel ran 10 ordinary turns
 
-  @TA-12 @TA-26 @must
+  @TA-12 @must
+  Scenario: the tool name is part of the call's identity: one input to two tools never trips the detector
+    Given a data_source tool "lookup" from provider "kb" declared safe with no key fields
+    And the doom-loop threshold is 3
+    And the model makes these calls, one per request:
+      | tool   | input          |
+      | search | {"q":"same"}   |
+      | lookup | {"q":"same"}   |
+      | search | {"q":"same"}   |
+      | lookup | {"q":"same"}   |
+      | search | {"q":"same"}   |
+      | lookup | {"q":"same"}   |
+    And the model answers request 7 with text "Nothing more to look up."
+    When the session runs
+    Then the kernel ran 7 ordinary turns
+
+  @TA-12 @TA-26 @TA-08 @TA-20 @must
   Scenario Outline: a configured threshold of <threshold> takes the limit path right after the <threshold>th identical call
     Given the doom-loop threshold is <threshold>
-    And the model answers every request with the same call to "search", its keys in a different order each time
+    And the model answers every request with the same call to "search"
     When the session runs
-    Then the model was asked <asked> times
-    And model request <asked> offered no tools
-    And model request <asked> carried an instruction the harness did not send
-    And model request <asked> still holds the results of every earlier tool call
+    Then the kernel ran <threshold> ordinary turns
+    And exactly one final-answer turn followed
+    And the final-answer request offered no tools
+    And the final-answer request carried an instruction the harness did not send
+    And the final-answer request still holds the results of every earlier tool call
     And the session ends with the kernel's doom-loop status
 
     Examples:
-      | threshold | asked |
-      | 3         | 4     |
-      | 4         | 5     |
-      | 5         | 6     |
+      | threshold |
+      | 3         |
+      | 4         |
+      | 5         |
 
   @TA-26 @must
   Scenario: one identical call short of the threshold does not fire
@@ -56,7 +72,7 @@ Feature: Doom-loop detection
     And the model calls "search" in successive requests with query "a", "a", "b", "b", "c" and "c"
     And the model answers request 7 with text "Nothing more to search."
     When the session runs
-    Then the model was asked 7 times
+    Then the kernel ran 7 ordinary turns
     And the session ends with status "completed"
 
   @TA-26 @must
@@ -64,8 +80,24 @@ Feature: Doom-loop detection
     Given the doom-loop threshold is 3
     And the model calls "search" in successive requests with query "a", "a", "b", "a", "a" and "a"
     When the session runs
-    Then the model was asked 7 times
-    And model request 7 offered no tools
+    Then the kernel ran 6 ordinary turns
+    And exactly one final-answer turn followed
+    And the session ends with the kernel's doom-loop status
+
+  @TA-26 @must
+  Scenario: the repeated call of a second tool fires the detector
+    Given a data_source tool "lookup" from provider "kb" declared safe with no key fields
+    And the doom-loop threshold is 3
+    And the model makes these calls, one per request:
+      | tool   | input          |
+      | search | {"q":"first"}  |
+      | lookup | {"id":7}       |
+      | lookup | {"id":7}       |
+      | lookup | {"id":7}       |
+      | search | {"q":"never"}  |
+    When the session runs
+    Then the kernel ran 4 ordinary turns
+    And exactly one final-answer turn followed
     And the session ends with the kernel's doom-loop status
 
   @TA-26 @must
@@ -73,12 +105,11 @@ Feature: Doom-loop detection
     Given a resource tool "save" from provider "fs"
     And a policy rule "allow-save" that allows "save"
     And the doom-loop threshold is 3
-    And the model answers every request with the same call to "save", its keys in a different order each time
+    And the model answers every request with the same call to "save"
     When the session runs
-    Then the model was asked 4 times
+    Then the kernel ran 3 ordinary turns
     And the tool "save" was invoked 3 times
-    And model request 4 offered no tools
-    And model request 4 still holds the results of every earlier tool call
+    And exactly one final-answer turn followed
     And the session ends with the kernel's doom-loop status
 
   @TA-13 @should

@@ -11,13 +11,13 @@ Feature: Trace instrumentation
     And a resource tool "write" from provider "fs"
     And a policy rule "allow-write" that allows "write"
     And telemetry is on
+    And an observe subscriber "V" at "plan-ready"
     And the model answers request 1 with calls read(path "a"), ask(question "ok?"), write(path "b")
     And the model answers request 2 with call write(path "c")
     And the model answers request 3 with text "Done."
     When the session runs
-    Then the session ends with status "completed"
-    And the trace has one turn span per turn
+    Then the trace has one turn span per turn
     And every model request lies inside a model_call span within its turn span
     And every tool invoke lies inside a tool_execution span within its turn span
     And every interactive call lies inside a tool_execution span within its turn span
-    And a policy_chain span in each turn ends before "write" is applied
+    And a policy_chain span in each turn encloses that turn's plan decisions and ends before "write" is applied

@@ -52,6 +52,7 @@ func Readings() map[string]string {
 		"plan.late_permission_answer":          "awaited_then_rejected", // see plangate/decide.go (PA-16)
 		"plan.late_interactive_answer":         "awaited_then_rejected", // see plangate/interactive.go (PA-16)
 		"concurrency.interactive":              "one_shared_exclusive_key",
+		"concurrency.undeclared_data_source":   "sequential", // the data-types rule (schedule.StandardKeys)
 		"hooks.transform_abort_status":         wire.StatusFailed,
 		"depth.meaning":                        "tree", // see package subagent for its readings
 		"max_depth.default":                    strconv.Itoa(subagent.DefaultMaxDepth),

@@ -22,6 +22,7 @@ func init() {
 		})
 		sc.Step(stepRE(`^every model request and tool invoke carried the session's call_context$`), s.proves(s.callContextPresent, "TA-31"))
 		sc.Step(stepRE(`^the turn_id stayed the same within each turn and changed from turn to turn$`), s.proves(s.turnIDsPerTurn, "TA-31"))
+		sc.Step(stepRE(`^the final-answer turn carried a turn_id of its own$`), s.proves(s.finalTurnID, "TA-31"))
 		sc.Step(stepRE(`^no trace or span id appears in any event, cost report, session row or plan item$`), s.proves(s.noTraceIDsPersisted, "TA-32"))
 	})
 }
@@ -77,23 +78,40 @@ func (s *Scenario) callContextPresent() error {
 	return nil
 }
 
-// TA-31: one turn_id per turn (turns as the harness counts them, from one
-// context/assemble to the next), a different one for every turn.
+// turnGroups splits the root session's model and tool requests into
+// turns by their model requests: a turn's model request and the invokes and
+// previews after it, up to the next turn's model request. Loop checks and
+// retries belong to the turn they happen in. Counting turns by model
+// request, not by context/assemble, keeps a step-order fault (TA-01) out of
+// this check.
+func (s *Scenario) turnGroups() [][]calllog.Entry {
+	var out [][]calllog.Entry
+	for _, e := range s.requests() {
+		if _, ok := modelOrToolCC(e); !ok {
+			continue
+		}
+		if p, isModel := e.Value.(wire.ModelStreamParams); isModel && p.Purpose != wire.PurposeLoopCheck && p.Attempt <= 1 {
+			out = append(out, nil)
+		}
+		if len(out) == 0 {
+			continue // a request before the first model request: no turn yet
+		}
+		out[len(out)-1] = append(out[len(out)-1], e)
+	}
+	return out
+}
+
+// TA-31: one turn_id per turn, a different one for every turn.
 func (s *Scenario) turnIDsPerTurn() error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
 	owner := map[string]int{}
-	for ti, turn := range s.turns() {
-		if ti == 0 {
-			continue
-		}
+	for i, turn := range s.turnGroups() {
+		ti := i + 1
 		id := ""
 		for _, e := range turn {
-			cc, ok := modelOrToolCC(e)
-			if !ok {
-				continue
-			}
+			cc, _ := modelOrToolCC(e)
 			switch {
 			case id == "":
 				id = cc.TurnID
@@ -102,7 +120,7 @@ func (s *Scenario) turnIDsPerTurn() error {
 			}
 		}
 		if id == "" {
-			continue
+			continue // the presence check names it
 		}
 		if prev, ok := owner[id]; ok {
 			return fmt.Errorf("turns %d and %d carried the same turn_id %q", prev, ti, id)
@@ -110,7 +128,29 @@ func (s *Scenario) turnIDsPerTurn() error {
 		owner[id] = ti
 	}
 	if len(owner) < 2 {
-		return fmt.Errorf("expected model and tool requests in at least two turns, saw them in %d", len(owner))
+		return notReached("the kernel made model and tool requests in %d turn(s); a turn_id changing between turns needs two", len(owner))
+	}
+	return nil
+}
+
+// TA-31: the final-answer turn is a turn of its own: its model request
+// carries a turn_id no earlier request carried.
+func (s *Scenario) finalTurnID() error {
+	e, n, err := s.finalOrNotReached()
+	if err != nil {
+		return err
+	}
+	cc, _ := modelOrToolCC(e)
+	if cc.TurnID == "" {
+		return fmt.Errorf("the final-answer request (model request %d, #%d) carried an empty turn_id", n, e.Seq)
+	}
+	for _, x := range s.requests() {
+		if x.Seq >= e.Seq {
+			break
+		}
+		if c, ok := modelOrToolCC(x); ok && c.TurnID == cc.TurnID {
+			return fmt.Errorf("the final-answer request (model request %d, #%d) carried turn_id %q, which %s (#%d) of an earlier turn carried too; the final-answer turn is a turn of its own", n, e.Seq, cc.TurnID, x.Label, x.Seq)
+		}
 	}
 	return nil
 }

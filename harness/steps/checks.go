@@ -48,9 +48,14 @@ func (s *Scenario) modelRequest(nth string) (wire.ModelStreamParams, error) {
 	if err != nil {
 		return wire.ModelStreamParams{}, err
 	}
+	if err := s.mustHaveRun(); err != nil {
+		return wire.ModelStreamParams{}, err
+	}
 	rs := s.modelRequests()
 	if n < 1 || n > len(rs) {
-		return wire.ModelStreamParams{}, fmt.Errorf("expected at least %d model requests, the kernel sent %d", n, len(rs))
+		// What the check looks at never happened; the count is another
+		// check's business.
+		return wire.ModelStreamParams{}, notReached("there is no model request %d: the kernel sent %d", n, len(rs))
 	}
 	return rs[n-1], nil
 }
@@ -196,10 +201,18 @@ func (s *Scenario) requestCarriedInstruction(nth string) error {
 			before[t] = true
 		}
 	}
+	var short []string
 	for _, t := range s.kernelTexts(r) {
-		if !before[t] {
+		if before[t] {
+			continue
+		}
+		if isInstruction(t) {
 			return nil
 		}
+		short = append(short, fmt.Sprintf("%q", truncate(t, 60)))
+	}
+	if len(short) > 0 {
+		return fmt.Errorf("expected model request %s to carry a new instruction written by the kernel, telling the model a limit was reached and asking for a final answer; its only new text, %s, has fewer than %d words", nth, strings.Join(short, ", "), instructionWords)
 	}
 	return fmt.Errorf("expected model request %s to carry a new instruction written by the kernel (telling the model a limit was reached); every text in it came from the harness or an earlier request", nth)
 }
@@ -262,6 +275,12 @@ func (s *Scenario) noInvokeAfter(nth string) error {
 	if err != nil {
 		return err
 	}
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	if got := len(s.modelEntries()); n > got {
+		return notReached("there is no model request %d: the kernel sent %d", n, got)
+	}
 	seen := 0
 	for _, e := range s.requests() {
 		if e.Method == wire.MethodModelStream {
@@ -281,9 +300,15 @@ func (s *Scenario) turnOrder(nth string, want []string) error {
 	if err != nil {
 		return err
 	}
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
 	ts := s.turns()
 	if n >= len(ts) {
-		return fmt.Errorf("expected at least %d turns (counted by context/assemble requests), saw %d", n, len(ts)-1)
+		if len(s.turnEntries()) < n {
+			return notReached("there is no turn %d: the kernel made %d turn requests to the model", n, len(s.turnEntries()))
+		}
+		return fmt.Errorf("expected at least %d turns, each starting with context/assemble (step 1); the kernel made %d model requests but only %d context/assemble requests", n, len(s.turnEntries()), len(ts)-1)
 	}
 	got := labels(ts[n])
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -297,9 +322,15 @@ func (s *Scenario) turnStartsWith(nth, label string) error {
 	if err != nil {
 		return err
 	}
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
 	ts := s.turns()
 	if n >= len(ts) || len(ts[n]) == 0 {
-		return fmt.Errorf("expected a turn %d, the kernel ran %d turns", n, len(ts)-1)
+		if len(s.turnEntries()) < n {
+			return notReached("there is no turn %d: the kernel made %d turn requests to the model", n, len(s.turnEntries()))
+		}
+		return fmt.Errorf("expected turn %d to start with %q, but the kernel made %d model requests and only %d context/assemble requests", n, label, len(s.turnEntries()), len(ts)-1)
 	}
 	if ts[n][0].Label != label {
 		return fmt.Errorf("expected turn %d to start with %q, it started with %q", n, label, ts[n][0].Label)

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -34,13 +35,14 @@ func init() {
 		sc.Step(stepRE(`^every call to (.+) is held for (\d+) ms before it is answered$`), c.hold)
 		sc.Step(stepRE(`^the model does not support parallel tool calls$`), c.noParallel)
 
-		sc.Step(stepRE(`^(\d+) calls were in flight at the same time$`), s.proves(c.barrierOpened, "PA-07", "TA-14", "TA-16", "TA-29"))
-		sc.Step(stepRE(`^the calls to ("[^"]+"(?:(?:, | and | or )"[^"]+")*) ran one at a time$`), s.proves(c.oneAtATime, "PA-07", "TA-14", "TA-15", "TA-16", "TA-28", "TA-29", "TA-30"))
+		sc.Step(stepRE(`^(\d+) calls were in flight at the same time$`), s.proves(c.barrierOpened, "TA-14", "TA-16"))
+		sc.Step(stepRE(`^the calls to ("[^"]+"(?:(?:, | and | or )"[^"]+")*) ran one at a time$`), s.proves(c.oneAtATime, "PA-07", "TA-15", "TA-16", "TA-28", "TA-29", "TA-30"))
 		sc.Step(stepRE(`^the calls to "([^"]+)" with (\w+) "([^"]*)" ran one at a time$`), s.proves(c.oneAtATimeWith, "TA-16"))
-		sc.Step(stepRE(`^the reads, the interactive calls and the resource calls of turn (\d+) ran as separate groups in that order$`), s.proves(c.groupsInOrder, "PA-07", "TA-14"))
+		sc.Step(stepRE(`^the calls to "([^"]+)" ran as the kernel reads undeclared data_source operations$`), s.proves(c.undeclaredReads, "TA-29"))
+		sc.Step(stepRE(`^the reads, the interactive calls and the resource calls of turn (\d+) ran as separate groups in that order$`), s.proves(c.groupsInOrder, "TA-01"))
 		sc.Step(stepRE(`^the tool "([^"]+)" was invoked (\d+) times?$`), s.proves(func(tool string, n int) error {
 			return s.invokedTimes(s.SessionID, tool, n)
-		}, "DF-01", "DF-03", "DF-05", "DF-09", "DF-10", "ER-11", "PA-01", "PA-02", "PA-03", "PA-04", "PA-10", "PA-12", "PA-14", "PA-16", "PA-18", "PA-19", "TA-14", "TA-15", "TA-16", "TA-26", "TA-27", "TA-29", "TA-30"))
+		}, "DF-01", "DF-03", "DF-05", "DF-09", "DF-10", "ER-11", "PA-01", "PA-02", "PA-03", "PA-04", "PA-10", "PA-12", "PA-14", "PA-16", "PA-18", "PA-19", "TA-15", "TA-16", "TA-26", "TA-27", "TA-29", "TA-30"))
 		sc.Step(stepRE(`^the tool "([^"]+)" was never invoked$`), s.proves(func(tool string) error {
 			return s.invokedTimes(s.SessionID, tool, 0)
 		}, "DF-03", "DF-04", "DF-05", "PA-01", "PA-02", "PA-03", "PA-04", "PA-06", "PA-08", "PA-14"))
@@ -63,7 +65,7 @@ func (c *concurrency) setBarrier(list string, n int, secs string) error {
 	if err != nil {
 		return err
 	}
-	c.barrier = fakes.NewBarrier(n, time.Duration(d*float64(time.Second)))
+	c.barrier = fakes.NewBarrier(n, c.s.env.Scale(time.Duration(d*float64(time.Second))))
 	c.tools = tools
 	for _, t := range tools {
 		c.s.World.Tools.Update(t, func(b *fakes.ToolBehavior) { b.Barrier = c.barrier })
@@ -79,7 +81,7 @@ func (c *concurrency) hold(list string, ms int) error {
 	if len(tools) == 0 {
 		return fmt.Errorf("no tool named in %q", list)
 	}
-	d := time.Duration(ms) * time.Millisecond
+	d := c.s.env.Scale(time.Duration(ms) * time.Millisecond)
 	for _, t := range tools {
 		if c.s.kindOf(t) == wire.KindInteractive {
 			c.s.World.Frontend.SetInteractive(t, fakes.Interactive{Hold: d})
@@ -278,4 +280,48 @@ func (c *concurrency) interactiveCount(n int, tool string) error {
 		return fmt.Errorf("expected %d interactive requests for %q, the kernel sent %d", n, tool, got)
 	}
 	return nil
+}
+
+// readingUndeclaredReads is the reading of A-15: how a kernel schedules
+// data_source operations that declare no ConcurrencySpec.
+const readingUndeclaredReads = "concurrency.undeclared_data_source"
+
+// undeclaredReads is A-15. The data-types rule makes an undeclared read
+// safe: false (sequential), the matrix row lets reads run concurrently with
+// no declaration; the digest only records what the kernel does. A kernel
+// that declares its reading is held to it; without a declaration the
+// behaviour is recorded as an observation and the check is not reached.
+// The scenario sets a barrier for both calls: a concurrent kernel opens it,
+// a sequential one keeps the first call waiting until the barrier's timeout,
+// the window in which an overlap would show.
+func (c *concurrency) undeclaredReads(tool string) error {
+	if err := c.s.mustHaveRun(); err != nil {
+		return err
+	}
+	es := c.s.callEntries([]string{tool}, nil)
+	if len(es) < 2 {
+		return notReached("expected 2 calls to %s, the kernel made %d", tool, len(es))
+	}
+	overlapped := es[1].Seq < es[0].EndSeq || !es[0].Answered()
+	what := "one after the other"
+	if overlapped {
+		what = "at the same time"
+	}
+	switch r := c.s.env.Info.Readings[readingUndeclaredReads]; r {
+	case "sequential":
+		return noOverlap(tool, es)
+	case "concurrent":
+		if c.barrier == nil {
+			return errors.New("the scenario set no barrier (add \"calls to ... wait until 2 of them have started\")")
+		}
+		if !c.barrier.Opened() {
+			return fmt.Errorf("the kernel declares %s = concurrent, but its two undeclared reads of %q ran %s (the barrier's %v passed with %d of 2 started)", readingUndeclaredReads, tool, what, c.barrier.Timeout, c.barrier.ArrivedInTime())
+		}
+		return nil
+	case "":
+		c.s.observe("A-15", "two calls to the undeclared data_source %q of one provider ran %s (the kernel declares no %s)", tool, what, readingUndeclaredReads)
+		return notReached("the kernel declares no reading %s; how it schedules undeclared reads is only recorded (A-15): they ran %s", readingUndeclaredReads, what)
+	default:
+		return fmt.Errorf("the kernel declares %s = %q; the allowed values are sequential and concurrent", readingUndeclaredReads, r)
+	}
 }

@@ -34,8 +34,8 @@ func init() {
 		sc.Step(stepRE(`^model request (\d+) reports usage of (.+)$`), s.requestUsage)
 		sc.Step(stepRE(`^the token weights are (\S+) per output token and (\S+) per input token, with a budget of (\S+) weighted tokens$`), s.tokenWeights)
 
-		sc.Step(stepRE(`^every cost report matches the declared pricing$`), s.proves(s.costsMatchPricing, "TA-06", "TA-25"))
-		sc.Step(stepRE(`^the reported costs add up to the session's total cost$`), s.proves(s.costsAddUp, "TA-06", "TA-24", "TA-25"))
+		sc.Step(stepRE(`^every cost report matches the declared pricing$`), s.proves(s.costsMatchPricing, "TA-06", "TA-23", "TA-24", "TA-25"))
+		sc.Step(stepRE(`^the reported costs add up to the session's total cost$`), s.proves(s.costsAddUp, "TA-06"))
 		sc.Step(stepRE(`^the kernel reported a cost of \$(\S+) for model request (\d+)$`), s.proves(s.costOfRequest, "TA-06", "TA-24", "TA-25"))
 		sc.Step(stepRE(`^the post-model-response payloads carried the cost of each reply$`), s.proves(s.postModelResponseCosts, "TA-06"))
 		sc.Step(stepRE(`^the cost of each reply was reported before the next turn started$`), s.proves(s.costReportedBeforeNextTurn, "TA-23"))
@@ -309,7 +309,8 @@ func usageText(u wire.Usage) string {
 }
 
 // TA-06, TA-24, TA-25: one cost report per usage event, in order, each
-// priced by the declared pricing.
+// priced by the declared pricing. TA-23: the dollars stored with each event
+// are those of the pricing in force when it arrived (its time tier).
 func (s *Scenario) costsMatchPricing() error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
@@ -377,7 +378,10 @@ func (s *Scenario) costOfRequest(amount, nth string) error {
 		total += got[i].CostUSD
 	}
 	if !found {
-		return fmt.Errorf("model request %d sent no usage event (the kernel made %d model requests)", n, len(s.modelEntries()))
+		if got := len(s.modelEntries()); n > got {
+			return notReached("there is no model request %d: the kernel made %d", n, got)
+		}
+		return fmt.Errorf("model request %d sent no usage event (the scenario scripts none)", n)
 	}
 	if math.Abs(total-want) > costTolerance {
 		return fmt.Errorf("expected the usage of model request %d to cost $%s, the kernel reported $%s", n, amount, usd(total))
@@ -484,9 +488,20 @@ func (s *Scenario) weightedTokensReported() error {
 	if w == nil {
 		return errors.New("the scenario configures no token weights")
 	}
-	for i, c := range s.rootCosts() {
+	costs := s.rootCosts()
+	omitted := 0
+	for _, c := range costs {
 		if c.WeightedTokens == nil {
-			return fmt.Errorf("cost report %d carries no weighted_tokens", i+1)
+			omitted++
+		}
+	}
+	if len(costs) == 0 || omitted == len(costs) {
+		// weighted_tokens is optional on the wire (§8.2).
+		return notReached("the kernel's %d cost reports leave out the optional weighted_tokens", len(costs))
+	}
+	for i, c := range costs {
+		if c.WeightedTokens == nil {
+			return fmt.Errorf("cost report %d carries no weighted_tokens, while %d others do", i+1, len(costs)-omitted)
 		}
 		want := float64(c.Usage.OutputTokens)*w.SamplingTokenWeight + float64(c.Usage.InputTokens)*w.PrefillTokenWeight
 		if math.Abs(*c.WeightedTokens-want) > 1e-6 {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,7 @@ func init() {
 		sc.Step(stepRE(`^the model answers every request with the same call to "([^"]+)", its keys in a different order each time$`), s.sameCallShuffled)
 		sc.Step(stepRE(`^the model calls "([^"]+)" in successive requests with (\w+) (.+)$`), s.callSequence)
 		sc.Step(stepRE(`^the model answers request (\d+) with these calls:$`), s.answerCallTable)
+		sc.Step(stepRE(`^the model makes these calls, one per request:$`), s.oneCallPerRequest)
 		sc.Step(stepRE(`^the doom-loop model check looks at windows of (\d+) calls$`), s.modelCheckWindow)
 		sc.Step(stepRE(`^the model's loop check answers that the session is looping with confidence (\S+)$`), func(c string) error {
 			return s.loopCheckAnswer(true, c)
@@ -38,7 +40,7 @@ func init() {
 		sc.Step(stepRE(`^the tool "([^"]+)" is marked terminates_turn$`), s.terminatesTurn)
 
 		sc.Step(stepRE(`^the doom-loop detector fired after between 3 and 5 identical calls, as the kernel declares$`), s.proves(s.defaultThresholdObserved, "TA-12"))
-		sc.Step(stepRE(`^the session ends with the kernel's doom-loop status$`), s.proves(s.doomStatus, "TA-12", "TA-13", "TA-26"))
+		sc.Step(stepRE(`^the session ends with the kernel's doom-loop status$`), s.proves(s.doomStatus, "TA-13", "TA-26"))
 		sc.Step(stepRE(`^the kernel asked the model whether the session is looping$`), s.proves(s.loopCheckAsked, "TA-13"))
 		sc.Step(stepRE(`^the session took the limit path before its turn bound$`), s.proves(s.limitBeforeTurnBound, "TA-13"))
 		sc.Step(stepRE(`^the session reached its turn bound$`), s.proves(s.reachedTurnBound, "TA-13"))
@@ -147,81 +149,77 @@ func (s *Scenario) terminatesTurn(tool string) error {
 	return fmt.Errorf("no tool %q is declared", tool)
 }
 
-// turnRequests are the root session's model requests other than the doom
-// loop's own loop checks.
-func (s *Scenario) turnRequests() []wire.ModelStreamParams {
-	var out []wire.ModelStreamParams
-	for _, r := range s.modelRequests() {
-		if r.Purpose != wire.PurposeLoopCheck {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// firstToolless is the 1-based number of the first turn request that
-// offered no tools (the final-answer shape), 0 if none.
-func firstToolless(rs []wire.ModelStreamParams) int {
-	for i, r := range rs {
-		if len(r.Tools) == 0 {
-			return i + 1
-		}
-	}
-	return 0
-}
-
 // TA-12: with the default threshold, the limit path begins after k
 // identical calls, one per turn, with 3 <= k <= 5, and k is the threshold
-// the kernel declares, if it declares one.
+// the kernel declares, if it declares one. How the session went on after
+// the detector fired is TA-26's.
 func (s *Scenario) defaultThresholdObserved() error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
-	rs := s.turnRequests()
-	f := firstToolless(rs)
-	if f == 0 {
-		return fmt.Errorf("the same call came %d times and the kernel never took the limit path (no tool-less final-answer request); its detector should fire after 3 to 5 identical calls", len(rs))
+	lp := s.limitPath()
+	k := lp.ordinary()
+	max := 0
+	if b := s.Cfg.Bounds.MaxTurns; b != nil {
+		max = *b
 	}
-	k := f - 1
-	if k < 3 || k > 5 {
-		return fmt.Errorf("the kernel took the limit path after %d identical calls; the default threshold must lie between 3 and 5", k)
+	switch {
+	case k >= max && max > 0:
+		return fmt.Errorf("the same call came %d times and the kernel ran on until max_turns %d; its detector should fire after 3 to 5 identical calls", k, max)
+	case lp.final < 0 && (s.Result.Status == wire.StatusRunning || s.Result.Status == wire.StatusCancelled || s.Result.Status == ""):
+		return notReached("the session ended %q after %d turns, so whether the detector fired cannot be told", s.Result.Status, k)
+	case k < 3 || k > 5:
+		return fmt.Errorf("the kernel stopped the loop after %d identical calls; the default threshold must lie between 3 and 5", k)
 	}
 	if d, ok := s.env.Info.Readings[readingDoomThreshold]; ok && d != strconv.Itoa(k) {
-		return fmt.Errorf("the kernel declares a default doom-loop threshold of %s, but took the limit path after %d identical calls", d, k)
-	}
-	if f != len(rs) {
-		return fmt.Errorf("the final-answer request was model request %d, but the kernel sent %d turn requests", f, len(rs))
+		return fmt.Errorf("the kernel declares a default doom-loop threshold of %s, but stopped the loop after %d identical calls", d, k)
 	}
 	return nil
 }
 
+// doomStatuses are the statuses a doom-loop ending may report (A-06): the
+// spec has no subtype for it, so any of the bound subtypes, declared by the
+// kernel; completed is allowed but recorded as suspicious. failed is never
+// allowed (TA-08, TA-26: a fired bound is not an error), nor running, nor
+// cancelled (nobody cancelled the session).
+var doomStatuses = []string{wire.StatusErrorMaxTurns, wire.StatusErrorMaxBudgetUSD, wire.StatusErrorMaxWallClock, wire.StatusCompleted}
+
 // doomStatusOK says whether a status is acceptable after a doom-loop
-// ending: the kernel's declared reading, or without one anything that is
-// neither a normal finish, a failure nor still running (A-06).
+// ending, and if not, what was expected.
 func (s *Scenario) doomStatusOK(status string) (bool, string) {
-	if d, ok := s.env.Info.Readings[readingDoomStatus]; ok && d != "" {
+	allowed := "one of " + strings.Join(doomStatuses, ", ") + " (A-06)"
+	d, declared := s.env.Info.Readings[readingDoomStatus]
+	if declared && d != "" {
+		if !slices.Contains(doomStatuses, d) {
+			return false, fmt.Sprintf("a doom-loop status the spec allows, %s; the kernel declares %s = %q, which no reading allows (a fired bound never ends %q)", allowed, readingDoomStatus, d, d)
+		}
 		return status == d, fmt.Sprintf("the status the kernel declares for a doom-loop ending (%s = %q)", readingDoomStatus, d)
 	}
-	switch status {
-	case wire.StatusCompleted, wire.StatusFailed, wire.StatusRunning, wire.StatusCancelled, "":
-		return false, "a status that says the loop was stopped: not completed, failed, cancelled or running"
-	}
-	return true, ""
+	return slices.Contains(doomStatuses, status), allowed
 }
 
-// TA-12, TA-26: the doom-loop ending is a limit, not an error and not a
-// normal finish.
+// noteDoomStatus records a doom-loop ending reported as completed (A-06:
+// suspicious, because it looks like a normal finish).
+func (s *Scenario) noteDoomStatus(status string) {
+	if status == wire.StatusCompleted {
+		s.observe("A-06", "the doom-loop ending was reported with status %q, which looks like a normal finish (%s = %q)", status, readingDoomStatus, s.env.Info.Readings[readingDoomStatus])
+	}
+}
+
+// TA-26, TA-13: the doom-loop ending is a limit, not an error.
 func (s *Scenario) doomStatus() error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
-	if ok, want := s.doomStatusOK(s.Result.Status); !ok {
+	ok, want := s.doomStatusOK(s.Result.Status)
+	if !ok {
 		msg := fmt.Sprintf("after the doom loop the session ended %q; expected %s", s.Result.Status, want)
 		if s.Result.Error != "" {
 			msg += " (error: " + s.Result.Error + ")"
 		}
 		return errors.New(msg)
 	}
+	s.noteDoomStatus(s.Result.Status)
 	return nil
 }
 
@@ -238,22 +236,17 @@ func (s *Scenario) loopCheckAsked() error {
 	return fmt.Errorf("the kernel sent %d model requests and none of purpose %q", len(s.modelRequests()), wire.PurposeLoopCheck)
 }
 
-// TA-13: a final-answer request came before the turn bound was used up,
-// and it was the last.
+// TA-13: the limit path began before the turn bound was used up.
 func (s *Scenario) limitBeforeTurnBound() error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
-	rs := s.turnRequests()
-	f := firstToolless(rs)
-	if f == 0 {
-		return fmt.Errorf("the kernel never took the limit path: %d turn requests, none without tools (status %q)", len(rs), s.Result.Status)
+	lp := s.limitPath()
+	if lp.final < 0 {
+		return fmt.Errorf("the kernel never took the limit path: %d turn requests, none of them a final-answer request (status %q)", len(lp.turns), s.Result.Status)
 	}
-	if b := s.Cfg.Bounds.MaxTurns; b != nil && f-1 >= *b {
-		return fmt.Errorf("the limit path began only after %d turns, when max_turns %d fired", f-1, *b)
-	}
-	if f != len(rs) {
-		return fmt.Errorf("the final-answer request was turn request %d, but the kernel sent %d", f, len(rs))
+	if b := s.Cfg.Bounds.MaxTurns; b != nil && lp.ordinary() >= *b {
+		return fmt.Errorf("the limit path began only after %d turns, when max_turns %d fired", lp.ordinary(), *b)
 	}
 	return nil
 }
@@ -267,10 +260,9 @@ func (s *Scenario) reachedTurnBound() error {
 	if b == nil {
 		return errors.New("the scenario sets no turn bound")
 	}
-	rs := s.turnRequests()
-	f := firstToolless(rs)
-	if f-1 != *b {
-		return fmt.Errorf("expected the session to run its %d turns and take the limit path after them; the kernel sent %d turn requests, the first without tools being number %d (status %q)", *b, len(rs), f, s.Result.Status)
+	lp := s.limitPath()
+	if lp.ordinary() != *b {
+		return fmt.Errorf("expected the session to run its %d turns before the limit path; the kernel ran %d ordinary turns (status %q)", *b, lp.ordinary(), s.Result.Status)
 	}
 	if s.Result.Status != wire.StatusErrorMaxTurns {
 		return fmt.Errorf("expected status %q, the session ended %q", wire.StatusErrorMaxTurns, s.Result.Status)
@@ -289,4 +281,28 @@ func (s *Scenario) postToolCallSaw(tool string) error {
 		}
 	}
 	return fmt.Errorf("no post-tool-call dispatch carried the call to %q", tool)
+}
+
+// oneCallPerRequest reads a table with columns "tool" and "input" (raw
+// JSON): request i calls the i-th row's tool once.
+func (s *Scenario) oneCallPerRequest(t *godog.Table) error {
+	n := 0
+	for i, r := range t.Rows {
+		if len(r.Cells) < 2 {
+			return errors.New("the call table needs the columns tool and input")
+		}
+		tool, in := strings.TrimSpace(r.Cells[0].Value), strings.TrimSpace(r.Cells[1].Value)
+		if i == 0 && tool == "tool" {
+			continue
+		}
+		if !json.Valid([]byte(in)) {
+			return fmt.Errorf("the input of %s is not JSON: %s", tool, in)
+		}
+		n++
+		s.World.Model.On(n, fakes.Reply{Calls: []fakes.Call{{Name: tool, Input: json.RawMessage(in)}}})
+	}
+	if n == 0 {
+		return errors.New("the call table has no calls")
+	}
+	return nil
 }

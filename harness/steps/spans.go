@@ -107,14 +107,17 @@ func (s *Scenario) coveredBy(method, role string) error {
 		}
 	}
 	if n == 0 {
-		return fmt.Errorf("the scenario recorded no %s request to check", method)
+		return notReached("the scenario recorded no %s request to check", method)
 	}
 	return nil
 }
 
-// policyChainBeforeApply: every turn with a resource call has a policy_chain
-// span inside its turn span that ends before the turn's first resource
-// invoke starts (step 11 precedes step 12).
+// policyChainBeforeApply: in every turn that applies the tool, the turn's
+// plan decisions (its plan-ready dispatches and permission requests) lie
+// inside one policy_chain span nested in that turn's span, and that span
+// ends before the turn's first invoke of the tool (step 11 precedes step
+// 12). A span anywhere before the apply is not enough: a zero-length span at
+// the start of the turn encloses no decision.
 func (s *Scenario) policyChainBeforeApply(tool string) error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
@@ -125,27 +128,54 @@ func (s *Scenario) policyChainBeforeApply(tool string) error {
 		if i == 0 {
 			continue
 		}
+		var apply *calllog.Entry
+		var decisions []calllog.Entry
 		for _, e := range turn {
-			if e.Label != "invoke "+tool {
+			switch v := e.Value.(type) {
+			case wire.HookDispatchParams:
+				if v.Point == wire.PointPlanReady {
+					decisions = append(decisions, e)
+				}
+			case wire.PermissionParams:
+				decisions = append(decisions, e)
+			}
+			if e.Label == "invoke "+tool && apply == nil {
+				e := e
+				apply = &e
+			}
+		}
+		if apply == nil {
+			continue
+		}
+		if len(decisions) == 0 {
+			return notReached("turn %d applied %q (#%d) with no plan-ready dispatch or permission request to see its plan decisions by (the scenario needs a subscriber at plan-ready)", i, tool, apply.Seq)
+		}
+		checked++
+		ok := false
+		for _, sp := range ix.role(wire.RolePolicyChain) {
+			t, found := ix.ancestor(sp, wire.RoleTurn)
+			if !found || !within(sp, t) || sp.EndUnixNano > apply.Start.UnixNano()+int64(spanSlack) {
 				continue
 			}
-			checked++
-			ok := false
-			for _, sp := range ix.role(wire.RolePolicyChain) {
-				t, found := ix.ancestor(sp, wire.RoleTurn)
-				if found && within(sp, t) && sp.EndUnixNano <= e.Start.UnixNano()+int64(spanSlack) && t.StartUnixNano <= e.Start.UnixNano() && t.EndUnixNano >= e.End.UnixNano()-int64(spanSlack) {
-					ok = true
+			all := true
+			for _, d := range decisions {
+				if !covers(sp, d) {
+					all = false
 					break
 				}
 			}
-			if !ok {
-				return fmt.Errorf("turn %d applied %q (#%d) without a %q span in that turn's span ending before it", i, tool, e.Seq, wire.RolePolicyChain)
+			if all && t.StartUnixNano <= apply.Start.UnixNano() && t.EndUnixNano >= apply.End.UnixNano()-int64(spanSlack) {
+				ok = true
+				break
 			}
-			break
+		}
+		if !ok {
+			return fmt.Errorf("turn %d applied %q (#%d) without a %q span in that turn's span that encloses the turn's %d plan decision request(s) (first %s, #%d) and ends before the apply (%d %s spans sent)",
+				i, tool, apply.Seq, wire.RolePolicyChain, len(decisions), decisions[0].Label, decisions[0].Seq, len(ix.role(wire.RolePolicyChain)), wire.RolePolicyChain)
 		}
 	}
 	if checked == 0 {
-		return fmt.Errorf("the scenario recorded no invoke of %q to check", tool)
+		return notReached("the scenario recorded no invoke of %q to check", tool)
 	}
 	return nil
 }

@@ -34,14 +34,14 @@ func init() {
 				p.Bounds = dropBounds{wall: true}
 				return p
 			}},
-		Mutant{Name: "bounds/turn-bound-masks-the-others", Targets: []string{"TA-19"},
-			Breaks: "bounds are not independent: with max_turns set, cost and wall clock are not checked",
+		Mutant{Name: "bounds/turn-bound-masks-the-others", Targets: []string{"TA-03", "TA-04", "TA-19"},
+			Breaks: "bounds are not independent: with max_turns set (as in every session with a turn cap), cost and wall clock are not checked",
 			Apply: func(p loop.Parts) loop.Parts {
 				p.Bounds = firstOnly{}
 				return p
 			}},
-		Mutant{Name: "bounds/checked-before-tools", Targets: []string{"TA-19"},
-			Breaks: "the bounds are checked before the tools run, so the firing turn's calls never execute",
+		Mutant{Name: "bounds/checked-before-tools", Targets: []string{"TA-04", "TA-19"},
+			Breaks: "the bounds are checked before the tools run, so the firing turn's calls never execute, and time spent in the tools is seen a turn late",
 			Apply: func(p loop.Parts) loop.Parts {
 				p.Steps = boundsBeforeTools()
 				return p
@@ -100,7 +100,7 @@ func init() {
 				p.DoomLoop = rawHash{}
 				return p
 			}},
-		Mutant{Name: "doomloop/error-instead-of-final-turn", Targets: []string{"TA-26"},
+		Mutant{Name: "doomloop/error-instead-of-final-turn", Targets: []string{"TA-08", "TA-26"},
 			Breaks: "a detected doom loop raises an error and fails the session",
 			Apply: func(p loop.Parts) loop.Parts {
 				p.Steps = doomRaises()

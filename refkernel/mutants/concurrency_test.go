@@ -92,7 +92,7 @@ func init() {
 				})
 				return p
 			}},
-		Mutant{Name: "keys/one-global-lock", Targets: []string{"TA-16", "TA-29"},
+		Mutant{Name: "keys/one-global-lock", Targets: []string{"TA-16"},
 			Breaks: "an unsafe or undeclared operation locks every provider, not just its own",
 			Apply: func(p loop.Parts) loop.Parts {
 				p.Keys = keyFunc(func(s wire.ToolSchema, in json.RawMessage) schedule.Key {

@@ -51,14 +51,14 @@ func init() {
 				p.Bounds = offByOne{}
 				return p
 			}},
-		Mutant{Name: "bounds/never-fire", Targets: []string{"TA-02", "TA-08", "TA-21"},
-			Breaks: "no bound ever fires",
+		Mutant{Name: "bounds/never-fire", Targets: []string{"TA-02", "TA-03", "TA-04", "TA-05", "TA-19"},
+			Breaks: "no bound ever fires (what follows a fired bound, TA-08 and TA-21, is then not reached)",
 			Apply: func(p loop.Parts) loop.Parts {
 				p.Bounds = neverFire{}
 				return p
 			}},
-		Mutant{Name: "limit/no-final-turn", Targets: []string{"TA-08", "TA-21"},
-			Breaks: "a fired bound ends the session at once, without the final-answer turn",
+		Mutant{Name: "limit/no-final-turn", Targets: []string{"TA-08", "TA-21", "TA-26"},
+			Breaks: "a fired bound or doom loop ends the session at once, without the final-answer turn",
 			Apply: func(p loop.Parts) loop.Parts {
 				p.Limit = noFinalTurn{}
 				return p
