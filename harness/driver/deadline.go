@@ -13,37 +13,44 @@ import (
 // hang.
 var errScenarioTimeout = fmt.Errorf("scenario timeout: %w", context.DeadlineExceeded)
 
-// deadline is a scenario timeout that does not count conform's own time: a
-// kernel that writes faster than conform reads waits on conform (its pipe is
-// full), so the time conform's read loop spends handling the kernel's
-// messages is added to the timeout each time it runs out, until the loop has
-// caught up and the kernel still has not answered. The flood limits bound
-// how long that can go on.
+// deadline is a scenario timeout that charges the kernel only for the time
+// conform spent waiting for its output. A kernel that writes faster than
+// conform reads waits on conform (its pipe is full), so the time conform
+// spends handling the kernel's messages, or is not scheduled at all on a
+// loaded machine, is not the kernel's. The session ends once conform has
+// waited the timeout in all; the flood limits bound how long it can be busy.
 type deadline struct {
-	k     *Kernel
-	busy0 time.Duration
+	k       *Kernel
+	timeout time.Duration
+	start   time.Time
+	waited0 time.Duration
 
 	mu       sync.Mutex
-	credited time.Duration
+	credited time.Duration // wall time not charged to the kernel
 	timer    *time.Timer
 	cancel   context.CancelCauseFunc
 }
 
 func (k *Kernel) withDeadline(parent context.Context, timeout time.Duration) (context.Context, *deadline) {
 	ctx, cancel := context.WithCancelCause(parent)
-	d := &deadline{k: k, busy0: k.rpc.Busy(), cancel: cancel}
+	d := &deadline{k: k, timeout: timeout, start: time.Now(), waited0: k.rpc.Waited(), cancel: cancel}
 	d.mu.Lock()
 	d.timer = time.AfterFunc(timeout, d.expire)
 	d.mu.Unlock()
 	return ctx, d
 }
 
+// expire runs when the kernel could have used up its time; if conform was
+// busy part of it, it waits for the rest.
 func (d *deadline) expire() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if extra := d.k.rpc.Busy() - d.busy0 - d.credited; extra > 0 {
-		d.credited += extra
-		d.timer.Reset(extra)
+	charged := d.k.rpc.Waited() - d.waited0
+	d.credited = max(0, time.Since(d.start)-charged)
+	// A millisecond's tolerance keeps the timer from chasing the last few
+	// microseconds.
+	if left := d.timeout - charged; left >= time.Millisecond {
+		d.timer.Reset(left)
 		return
 	}
 	d.cancel(errScenarioTimeout)
@@ -67,18 +74,18 @@ func (d *deadline) err(ctx context.Context, err error) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.credited < time.Millisecond {
+	if d.credited < 10*time.Millisecond { // timer jitter, not conform's work
 		return errScenarioTimeout
 	}
 	return &timeoutError{credited: d.credited}
 }
 
-// timeoutError is a scenario timeout that was extended by conform's busy
-// time; its text says so, so that nobody reads it as conform's slowness.
+// timeoutError is a scenario timeout that was extended by the time conform
+// was not waiting for the kernel; its text says so.
 type timeoutError struct{ credited time.Duration }
 
 func (e *timeoutError) Error() string { return errScenarioTimeout.Error() }
 func (e *timeoutError) Unwrap() error { return errScenarioTimeout }
 func (e *timeoutError) note() string {
-	return fmt.Sprintf(" (not counting %v conform spent reading the kernel's messages)", e.credited.Round(time.Millisecond))
+	return fmt.Sprintf(" (not counting %v in which conform was busy with the kernel's messages)", e.credited.Round(time.Millisecond))
 }

@@ -296,3 +296,39 @@ func TestProtoFloodMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestFloodIsNotAHang: with a scenario timeout shorter than conform needs to
+// read what the kernel wrote at once (about 30 µs a message, so 1.4 s for
+// 45,000) but ample for the kernel to write it (about 2 µs a message: over 5x
+// margin even for 50,000), the verdict is about what the kernel did (a
+// flood, or its answer), never a hang of conform's making.
+func TestFloodIsNotAHang(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs subprocess kernels")
+	}
+	for _, c := range []struct {
+		mode string
+		want string // in an error verdict; "" when the kernel's answer is judged
+	}{
+		{"flood-45000", ""},
+		{"flood-200000", "flood: the kernel sent more than 50000 messages"},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			pidfile := filepath.Join(t.TempDir(), "pids")
+			self, _ := os.Executable()
+			l := protoLauncher(self, c.mode)
+			l.Env = append(l.Env, "CONFORM_HOSTILE_PIDFILE="+pidfile)
+			r, err := runWithWatchdog(t, pidfile, Options{Launcher: l, FS: os.DirFS(filepath.Join("testdata", "hostile")), Root: ".",
+				Concurrency: 1, ScenarioTimeout: 500 * time.Millisecond})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			for _, s := range r.Scenarios {
+				if strings.Contains(s.Failure, "hang") || (s.Status == report.Error) != (c.want != "") || !strings.Contains(s.Failure, c.want) {
+					t.Errorf("%s: %s, want no hang and an error only for a flood (%q):\n%s", s.Name, s.Status, c.want, s.Failure)
+				}
+			}
+			expectGone(t, readPIDs(t, pidfile))
+		})
+	}
+}

@@ -92,7 +92,7 @@ type Options struct {
 	// notification from the peer before that call is answered is a
 	// violation (conform.wire/v1: nothing before initialize is answered).
 	Handshake bool
-	// Now is the clock of Busy; default time.Now.
+	// Now is the clock of Waited; default time.Now.
 	Now func() time.Time
 }
 
@@ -106,7 +106,8 @@ type Conn struct {
 
 	wmu    sync.Mutex
 	nextID atomic.Int64
-	busy   atomic.Int64 // nanoseconds the read loop spent dispatching
+	waited atomic.Int64 // nanoseconds spent in finished reads of the peer's output
+	readAt atomic.Int64 // start of the read in progress (Now in ns), 0 when none
 
 	// read loop only
 	seq       int64
@@ -161,10 +162,11 @@ func New(r io.Reader, w io.Writer, closer io.Closer, h Handler, opt Options) *Co
 		opt.Now = time.Now
 	}
 	c := &Conn{
-		r: bufio.NewReaderSize(r, 64<<10), w: w, closer: closer, handler: h, opt: opt,
+		w: w, closer: closer, handler: h, opt: opt,
 		pending: map[string]*pending{}, abandoned: map[string]string{}, answered: map[string]string{},
 		incoming: map[string]incoming{}, done: make(chan struct{}),
 	}
+	c.r = bufio.NewReaderSize(timedReader{r, c}, 64<<10)
 	c.idle = sync.NewCond(&c.mu)
 	return c
 }

@@ -56,20 +56,42 @@ func (c *Conn) readLoop() {
 		if len(line) == 0 {
 			continue
 		}
-		start := c.opt.Now()
-		err = c.dispatch(line)
-		c.busy.Add(int64(c.opt.Now().Sub(start)))
-		if err != nil {
+		if err := c.dispatch(line); err != nil {
 			c.shutdown(err)
 			return
 		}
 	}
 }
 
-// Busy is how long the read loop has spent handling what the peer sent, as
-// opposed to waiting for it. A caller with a deadline uses it so that its
-// own slowness under a flood of messages is not taken for the peer's.
-func (c *Conn) Busy() time.Duration { return time.Duration(c.busy.Load()) }
+// timedReader measures the time the read loop spends waiting for the peer:
+// a read returns at once when the peer has written, and blocks when it has
+// not.
+type timedReader struct {
+	r io.Reader
+	c *Conn
+}
+
+func (t timedReader) Read(p []byte) (int, error) {
+	start := t.c.opt.Now().UnixNano()
+	t.c.readAt.Store(start)
+	n, err := t.r.Read(p)
+	t.c.readAt.Store(0)
+	t.c.waited.Add(t.c.opt.Now().UnixNano() - start)
+	return n, err
+}
+
+// Waited is how long the connection has spent waiting for the peer to
+// write, the read in progress included. The rest of its time it was
+// handling what the peer sent; a caller with a deadline charges the peer
+// only for this, so that its own slowness under a flood of messages is not
+// taken for the peer's.
+func (c *Conn) Waited() time.Duration {
+	w := c.waited.Load()
+	if at := c.readAt.Load(); at != 0 {
+		w += max(0, c.opt.Now().UnixNano()-at)
+	}
+	return time.Duration(w)
+}
 
 // envelopeKeys are the member names of a JSON-RPC message; they are
 // case-sensitive, and Go's decoder would match "RESULT" to result.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -238,18 +239,37 @@ func TestCancelRequestWithoutID(t *testing.T) {
 	}
 }
 
-// TestBusyCountsDispatchTime: with a clock that advances one millisecond
-// per reading, each dispatched line adds exactly one millisecond.
-func TestBusyCountsDispatchTime(t *testing.T) {
+// TestWaitedCountsReads: with a clock that advances one millisecond per
+// reading, each read of the peer's output counts one millisecond (two
+// readings), and a read in progress counts up to now.
+func TestWaitedCountsReads(t *testing.T) {
 	var ms atomic.Int64
 	now := func() time.Time { return time.Unix(0, ms.Add(1)*int64(time.Millisecond)) }
-	c, p := newRaw(t, echo, Options{Now: now})
-	for range 10 {
-		p.send(`{"jsonrpc":"2.0","method":"tick"}`)
+	r, w := io.Pipe()
+	c := New(r, io.Discard, nil, echo, Options{Now: now})
+	if got := c.Waited(); got != 0 {
+		t.Fatalf("Waited = %v before reading", got)
 	}
-	p.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-	p.next()
-	if got := c.Busy(); got != 11*time.Millisecond {
-		t.Errorf("Busy = %v after 11 lines, want 11ms", got)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.readLoop()
+	}()
+	// The loop is now blocked in its first read (or about to be): the
+	// read in progress counts.
+	for c.readAt.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if got := c.Waited(); got <= 0 {
+		t.Errorf("Waited = %v during a blocked read, want > 0", got)
+	}
+	_, _ = io.WriteString(w, `{"jsonrpc":"2.0","method":"tick"}`+"\n")
+	w.Close()
+	<-done
+	if c.readAt.Load() != 0 {
+		t.Error("a read is still marked in progress after EOF")
+	}
+	if got, n := c.Waited(), ms.Load(); got <= 0 || got >= time.Duration(n)*time.Millisecond {
+		t.Errorf("Waited = %v, want between 0 and the %d ms the clock moved", got, n)
 	}
 }
