@@ -159,3 +159,19 @@ func ids(e Entry) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// Tail returns a snapshot of the last max entries (all when max <= 0) and
+// how many earlier entries it left out.
+func (l *Log) Tail(max int) ([]Entry, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	from := 0
+	if max > 0 && len(l.entries) > max {
+		from = len(l.entries) - max
+	}
+	out := make([]Entry, len(l.entries)-from)
+	for i, e := range l.entries[from:] {
+		out[i] = *e
+	}
+	return out, from
+}

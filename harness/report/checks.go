@@ -160,3 +160,25 @@ type Flake struct {
 	Rate     float64        `json:"rate"`
 	Summary  string         `json:"summary"`
 }
+
+// Message is one recorded message of a scenario's exchange: a request or
+// notification the kernel sent, and the harness's answer to a request. It
+// carries no payload (see a repro bundle for those), only what a sequence
+// diagram or a transcript needs.
+type Message struct {
+	Seq int `json:"seq"`
+	// AtMS is when the message arrived, in milliseconds since the scenario's
+	// log started; DoneMS when the harness answered (requests only).
+	AtMS   float64  `json:"at_ms"`
+	DoneMS *float64 `json:"done_ms,omitempty"`
+	// Kind is "request" or "notification".
+	Kind    string `json:"kind"`
+	Method  string `json:"method"`
+	Session string `json:"session,omitempty"`
+	// Label is the harness's reading, e.g. "hook pre-model-call O1".
+	Label string `json:"label"`
+	// Error is the harness's error answer, if any.
+	Error string `json:"error,omitempty"`
+	// Unanswered is a request the harness never answered.
+	Unanswered bool `json:"unanswered,omitempty"`
+}

@@ -86,6 +86,10 @@ type ScenarioResult struct {
 	Checks []CheckResult `json:"checks,omitempty"`
 	// Observations are what the scenario recorded without judging.
 	Observations []Observation `json:"observations,omitempty"`
+	// Exchange is the recorded message exchange of a scenario that did not
+	// pass (its last messages; ExchangeOmitted says how many came before).
+	Exchange        []Message `json:"exchange,omitempty"`
+	ExchangeOmitted int       `json:"exchange_omitted,omitempty"`
 }
 
 // Ref returns the scenario's "file:line" reference.
@@ -214,35 +218,39 @@ const (
 // scenarioJSON is ScenarioResult's wire form; it only exists to write the
 // duration in milliseconds.
 type scenarioJSON struct {
-	File         string        `json:"file"`
-	Line         int           `json:"line"`
-	Name         string        `json:"name"`
-	Tags         []string      `json:"tags"`
-	Requirements []string      `json:"requirements"`
-	Status       Status        `json:"status"`
-	DurationMS   float64       `json:"duration_ms"`
-	StartedAt    *time.Time    `json:"started_at,omitempty"`
-	Failure      string        `json:"failure,omitempty"`
-	Log          []string      `json:"log,omitempty"`
-	Checks       []CheckResult `json:"checks,omitempty"`
-	Observations []Observation `json:"observations,omitempty"`
+	File            string        `json:"file"`
+	Line            int           `json:"line"`
+	Name            string        `json:"name"`
+	Tags            []string      `json:"tags"`
+	Requirements    []string      `json:"requirements"`
+	Status          Status        `json:"status"`
+	DurationMS      float64       `json:"duration_ms"`
+	StartedAt       *time.Time    `json:"started_at,omitempty"`
+	Failure         string        `json:"failure,omitempty"`
+	Log             []string      `json:"log,omitempty"`
+	Checks          []CheckResult `json:"checks,omitempty"`
+	Observations    []Observation `json:"observations,omitempty"`
+	Exchange        []Message     `json:"exchange,omitempty"`
+	ExchangeOmitted int           `json:"exchange_omitted,omitempty"`
 }
 
 // MarshalJSON writes Duration as duration_ms and nil slices as [].
 func (s ScenarioResult) MarshalJSON() ([]byte, error) {
 	return marshal(scenarioJSON{
-		File:         s.File,
-		Line:         s.Line,
-		Name:         s.Name,
-		Tags:         orEmpty(s.Tags),
-		Requirements: orEmpty(s.Requirements),
-		Status:       s.Status,
-		DurationMS:   millis(s.Duration),
-		StartedAt:    timeOrNil(s.Started),
-		Failure:      s.Failure,
-		Log:          s.Log,
-		Checks:       s.Checks,
-		Observations: s.Observations,
+		File:            s.File,
+		Line:            s.Line,
+		Name:            s.Name,
+		Tags:            orEmpty(s.Tags),
+		Requirements:    orEmpty(s.Requirements),
+		Status:          s.Status,
+		DurationMS:      millis(s.Duration),
+		StartedAt:       timeOrNil(s.Started),
+		Failure:         s.Failure,
+		Log:             s.Log,
+		Checks:          s.Checks,
+		Observations:    s.Observations,
+		Exchange:        s.Exchange,
+		ExchangeOmitted: s.ExchangeOmitted,
 	})
 }
 
@@ -253,18 +261,20 @@ func (s *ScenarioResult) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*s = ScenarioResult{
-		File:         v.File,
-		Line:         v.Line,
-		Name:         v.Name,
-		Tags:         v.Tags,
-		Requirements: v.Requirements,
-		Status:       v.Status,
-		Duration:     fromMillis(v.DurationMS),
-		Started:      derefTime(v.StartedAt),
-		Failure:      v.Failure,
-		Log:          v.Log,
-		Checks:       v.Checks,
-		Observations: v.Observations,
+		File:            v.File,
+		Line:            v.Line,
+		Name:            v.Name,
+		Tags:            v.Tags,
+		Requirements:    v.Requirements,
+		Status:          v.Status,
+		Duration:        fromMillis(v.DurationMS),
+		Started:         derefTime(v.StartedAt),
+		Failure:         v.Failure,
+		Log:             v.Log,
+		Checks:          v.Checks,
+		Observations:    v.Observations,
+		Exchange:        v.Exchange,
+		ExchangeOmitted: v.ExchangeOmitted,
 	}
 	return nil
 }

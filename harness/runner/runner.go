@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentconform/conform/features"
 	"github.com/agentconform/conform/harness/adapter"
+	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/harness/driver"
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/steps"
@@ -264,6 +265,7 @@ func (c *collector) row(o steps.Outcome) report.ScenarioResult {
 	}
 	if row.Status != report.Pass && row.Status != report.NotRun {
 		row.Log = s.World.Log.Lines(c.logLines)
+		row.Exchange, row.ExchangeOmitted = exchange(s.World.Log, exchangeKept)
 	}
 	return row
 }
@@ -457,3 +459,32 @@ func initFailed(cat *spec.Catalog, opt Options, started time.Time, why error) *r
 	r.Protocol = wire.Version
 	return r
 }
+
+// exchangeKept bounds the messages a non-passing scenario keeps in the
+// report; a repro bundle keeps them all.
+const exchangeKept = 200
+
+// exchange is the last max messages of a scenario's log, for diagrams and
+// transcripts.
+func exchange(l *calllog.Log, max int) ([]report.Message, int) {
+	es, omitted := l.Tail(max)
+	out := make([]report.Message, len(es))
+	for i, e := range es {
+		m := report.Message{
+			Seq: e.Seq, AtMS: ms(l.Since(e.Start)), Kind: e.Kind, Method: e.Method,
+			Session: e.SessionID, Label: e.Label, Error: e.Err,
+		}
+		if e.Kind == calllog.Request {
+			if e.Answered() {
+				done := ms(l.Since(e.End))
+				m.DoneMS = &done
+			} else {
+				m.Unanswered = true
+			}
+		}
+		out[i] = m
+	}
+	return out, omitted
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
