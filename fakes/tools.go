@@ -30,6 +30,11 @@ type ToolBehavior struct {
 	Hold time.Duration
 	// Preview is how the tool answers tool/preview.
 	Preview PreviewMode
+	// PreviewLimit bounds a hanging preview: a call the kernel has not
+	// given up on by then is answered normally, so that a kernel without a
+	// preview deadline gets a verdict instead of hanging the scenario.
+	// Zero holds it until the kernel cancels it or the scenario ends.
+	PreviewLimit time.Duration
 	// OnStart, when set, runs first when a call arrives: the fake's own
 	// script, e.g. a tool that writes memory as it runs (dfirst.go). An
 	// error answers the call with that error.
@@ -230,14 +235,25 @@ func (t *Tools) preview(ctx context.Context, done <-chan struct{}, p wire.ToolPr
 	case PreviewNone:
 		return wire.ToolPreviewResult{}, &jsonrpc.Error{Code: wire.CodeMethodNotFound, Message: p.Tool + " does not implement preview"}
 	case PreviewHang:
-		select {
-		case <-ctx.Done():
-			return wire.ToolPreviewResult{}, ctx.Err()
-		case <-done:
-			return wire.ToolPreviewResult{}, errHeld
+		if err := holdPreview(ctx, done, t.get(p.Tool).PreviewLimit); err != nil {
+			return wire.ToolPreviewResult{}, err
 		}
 	}
 	return wire.ToolPreviewResult{Preview: "preview of " + p.Tool + " " + string(p.Input)}, nil
+}
+
+// holdPreview holds a hanging preview until the kernel cancels it, the
+// scenario ends, or limit (if set) passes.
+func holdPreview(ctx context.Context, done <-chan struct{}, limit time.Duration) error {
+	if limit > 0 {
+		return holdFor(ctx, done, limit)
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-done:
+		return errHeld
+	}
 }
 
 // Gate holds calls until opened.

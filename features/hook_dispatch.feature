@@ -69,7 +69,7 @@ Feature: Hook dispatch order and payload flow
   Scenario: a transform is dispatched only after the transform before it has answered
     Given these hook subscribers at "pre-model-call", in this order:
       | subscriber | mode      | behaviour                |
-      | T1         | transform | appends "A" after 150 ms |
+      | T1         | transform | appends "A" after 300 ms |
       | T2         | transform | appends "B"              |
     And the model answers request 1 with text "Finished."
     When the session runs
@@ -79,12 +79,15 @@ Feature: Hook dispatch order and payload flow
 
   @HD-06 @must
   Scenario: a veto is dispatched only after the transform or veto before it has answered
+    The vetoes sit at plan-ready, the one point every reading gives a veto
+    (A-20).
+
     Given a resource tool "write" from provider "fs"
     And a policy rule "allow-write" that allows "write"
-    And these hook subscribers at "pre-tool-call", in this order:
+    And these hook subscribers at "plan-ready", in this order:
       | subscriber | mode      | behaviour             |
-      | T1         | transform | answers after 150 ms  |
-      | V1         | veto      | allows after 150 ms   |
+      | T1         | transform | answers after 300 ms  |
+      | V1         | veto      | allows after 300 ms   |
       | V2         | veto      | allows                |
     And the model answers request 1 with call write(path "a")
     And the model answers request 2 with text "Finished."

@@ -42,7 +42,9 @@ Feature: Veto subscribers and the kernel's own policy
   Scenario: a later veto's ALLOW cannot revive an item the policy denied
     The policy decides first: it denies "write" and allows "edit". The veto
     subscriber then allows the whole plan, which can only leave the kernel
-    as strict as it was: "edit" is applied, "write" is not.
+    as strict as it was: "edit" is applied, "write" is not. Whether the
+    policy's denial ends the chain before "V" (A-21) follows the kernel's
+    reading hooks.policy_deny_ends_chain (default: it does not).
 
     Given a resource tool "edit" from provider "fs"
     And a policy rule "deny-write" that denies "write"
@@ -51,15 +53,19 @@ Feature: Veto subscribers and the kernel's own policy
     And the model answers request 1 with calls write(path "a"), edit(path "b")
     And the model answers request 2 with text "Finished."
     When the session runs
-    Then no tool/invoke of "write" reached the harness
+    Then the plan-ready chain reached "V" unless the kernel declares that a policy denial ends it
+    And no tool/invoke of "write" reached the harness
     And a tool/invoke of "edit" reached the harness
     And model request 2 carried a denial result for every "write" call
 
   @HD-08 @may
   Scenario: a third-party veto's ALLOW cannot revive an item the policy denied
-    The policy runs first (A-21): it denies "write" and allows "edit". The
+    The policy runs first: it denies "write" and allows "edit". The
     third-party subscriber then allows the whole plan, which can only leave
     the kernel as strict as it was: "edit" is applied, "write" is not.
+    Whether the policy's denial of one item ends the plan-ready chain (A-21)
+    is the kernel's reading hooks.policy_deny_ends_chain; by default it does
+    not, and the subscriber still sees the plan.
 
     Given a resource tool "edit" from provider "fs"
     And a policy rule "deny-write" that denies "write"
@@ -70,7 +76,7 @@ Feature: Veto subscribers and the kernel's own policy
     And the model answers request 2 with text "Finished."
     When the session runs
     Then the session ends with status "completed"
-    And the subscribers at "plan-ready" were dispatched in this order: "guard"
+    And the plan-ready chain reached "guard" unless the kernel declares that a policy denial ends it
     And no tool/invoke of "write" reached the harness
     And a tool/invoke of "edit" reached the harness
     And model request 2 carried a denial result for every "write" call

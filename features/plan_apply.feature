@@ -90,10 +90,12 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     And the session ends with status "completed"
 
   @PA-04 @must
-  Scenario: in plan mode a resource call the model was never offered does not run
-    The spec assumes a model cannot call a tool it was not offered. A forged
-    call is sent anyway; whatever else the kernel does with it, it must not
-    execute it.
+  Scenario: in plan mode a forged call to a resource tool is recorded, not judged
+    Plan mode works by leaving resource tools out of the request; the spec
+    assumes a model cannot call a tool it was not offered. A forged call is
+    sent anyway, and what the kernel does with it (refuse it, or put it
+    through the plan/apply gate like any call) is recorded as an
+    observation, never judged.
     Given a resource tool "write" from provider "fs"
     And a policy rule "write-ok" that allows "write"
     And plan mode is on
@@ -101,7 +103,8 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     And the model answers request 2 with text "Done."
     When the session runs
     Then model request 1 offered no resource tool
-    And the tool "write" was never invoked
+    And model request 2 offered no resource tool
+    And the kernel's reaction to the forged call to "write" is recorded
 
   @PA-05 @should
   Scenario: denials in a row trip the circuit breaker, which takes the limit path
@@ -249,9 +252,9 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
 
   @PA-12 @must
   Scenario Outline: a preview that <how> leaves the item without one, and the human still sees the input
-    For the hang, the permission request must come at about the kernel's
-    preview deadline (reading plan.preview_timeout_ms, else 5 s), with 3 s of
-    slack.
+    For the hang, the permission request must come by the kernel's preview
+    deadline (reading plan.preview_timeout_ms; 10 s when undeclared, since
+    the spec names no value) plus the larger of 1 s and a quarter of it.
     Given a resource tool "save" from provider "store"
     And the tool "save" offers a preview that <how>
     And a policy rule "ask-save" that asks for "save"

@@ -67,6 +67,7 @@ func init() {
 		sc.Step(stepRE(`^the turn did not go on after the dispatch to "([^"]+)"$`), s.proves(s.turnStoppedAfter, "HD-03", "HD-09", "HD-10"))
 		sc.Step(stepRE(`^no tool/invoke of "([^"]+)" reached the harness$`), s.proves(s.noInvokeOf, "HD-04", "HD-08", "HD-10", "HD-11"))
 		sc.Step(stepRE(`^a tool/invoke of "([^"]+)" reached the harness$`), s.proves(s.invokeOf, "HD-08", "HD-11"))
+		sc.Step(stepRE(`^the plan-ready chain reached "([^"]+)" unless the kernel declares that a policy denial ends it$`), s.proves(s.chainAfterPolicyDeny, "HD-08", "HD-11"))
 		sc.Step(stepRE(`^no hook_error event was reported$`), s.proves(s.noHookError, "HD-09"))
 		sc.Step(stepRE(`^model request (\d+) carried a denial result for every "([^"]+)" call$`), s.proves(s.denialResults, "HD-04", "HD-08", "HD-10", "HD-11"))
 

@@ -196,3 +196,51 @@ func (s *Scenario) requestMessagesFrom(nth, id string) error {
 	}
 	return notReached("no pre-model-call dispatch to %q in the turn of model request %s", id, nth)
 }
+
+// readingPolicyDenyEnds is the kernel's reading of A-21: whether the
+// policy's denial of one plan item ends the plan-ready chain ("yes") or
+// the later subscribers still see the plan ("no", the default).
+const readingPolicyDenyEnds = "hooks.policy_deny_ends_chain"
+
+// HD-08/HD-11: in a turn where the policy denied an item, the
+// plan-ready chain goes on to the subscriber, unless the kernel declares
+// that a policy denial ends the chain; then it must not.
+func (s *Scenario) chainAfterPolicyDeny(id string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	reading := s.env.Info.Readings[readingPolicyDenyEnds]
+	if reading != "" && reading != "yes" && reading != "no" {
+		return fmt.Errorf("the kernel declares %s = %q; the readings are yes and no", readingPolicyDenyEnds, reading)
+	}
+	ends := reading == "yes"
+	turns := map[string]bool{}
+	for _, ev := range s.hookEvents(wire.EventPlanItem) {
+		if d, _ := ev.Payload["decision"].(string); d == wire.PolicyDeny {
+			t := ev.TurnID
+			if v, _ := ev.Payload["turn_id"].(string); v != "" {
+				t = v
+			}
+			turns[t] = true
+		}
+	}
+	if len(turns) == 0 {
+		return notReached("no plan_item row records a policy denial, so the turn of the denial is unknown")
+	}
+	for turn := range turns {
+		var at *calllog.Entry
+		for _, e := range s.hookDispatchesTo(id) {
+			if e.TurnID == turn && hookParams(e).Point == wire.PointPlanReady {
+				at = &e
+				break
+			}
+		}
+		switch {
+		case ends && at != nil:
+			return fmt.Errorf("the kernel declares %s = yes (a policy denial ends the plan-ready chain), but after the policy denied an item it dispatched %q at plan-ready (#%d)", readingPolicyDenyEnds, id, at.Seq)
+		case !ends && at == nil:
+			return fmt.Errorf("after the policy denied an item in turn %q, the plan-ready chain never reached %q; the later subscribers still see the plan unless the kernel declares %s = yes (A-21)", turn, id, readingPolicyDenyEnds)
+		}
+	}
+	return nil
+}

@@ -75,6 +75,9 @@ func init() {
 		sc.Step(stepRE(`^the interactive request for "([^"]+)" carried its call id, the tool name and a prompt$`), s.proves(p.interactiveFields, "PA-15"))
 		sc.Step(stepRE(`^the tool "([^"]+)" was invoked only after the frontend had answered about it$`), s.proves(p.invokedAfterAnswer, "PA-08"))
 		sc.Step(stepRE(`^the session ends with the kernel's circuit-breaker status$`), s.proves(p.breakerStatus, "ER-10", "PA-05"))
+
+		// Observations: recorded, never judged.
+		sc.Step(stepRE(`^the kernel's reaction to the forged call to "([^"]+)" is recorded$`), p.forgedCallReaction)
 	})
 }
 
@@ -155,7 +158,17 @@ func (p *planArea) preview(name, how string) error {
 	}
 	t.HasPreview = true
 	mode := map[string]fakes.PreviewMode{"": fakes.PreviewOK, "fails": fakes.PreviewFail, "hangs": fakes.PreviewHang, "is not implemented": fakes.PreviewNone}[how]
-	p.s.World.Tools.Update(name, func(b *fakes.ToolBehavior) { b.Preview = mode })
+	var limit time.Duration
+	if mode == fakes.PreviewHang {
+		// Past the deadline and its slack the hanging preview answers, so a
+		// kernel that never gives up gets a verdict, not a hung scenario.
+		d, err := p.previewDeadlineOf()
+		if err != nil {
+			d = undeclaredPreviewDeadline
+		}
+		limit = d + p.previewSlack(d) + p.s.env.Scale(time.Second)
+	}
+	p.s.World.Tools.Update(name, func(b *fakes.ToolBehavior) { b.Preview, b.PreviewLimit = mode, limit })
 	return nil
 }
 

@@ -274,8 +274,20 @@ func (p *planArea) firstAsked(tool string) (askedItem, error) {
 	return askedItem{}, fmt.Errorf("expected a permission request about %q, the frontend received none", tool)
 }
 
+// previewRequest is the tool/preview request for a call, if the kernel
+// sent one.
+func (s *Scenario) previewRequest(callID string) (calllog.Entry, bool) {
+	for _, e := range s.requests() {
+		if v, ok := e.Value.(wire.ToolPreviewParams); ok && v.CallID == callID {
+			return e, true
+		}
+	}
+	return calllog.Entry{}, false
+}
+
 // PA-12: a missing, failing or hanging preview leaves the item without one,
-// and the human still sees the raw input.
+// and the human still sees the raw input. A kernel that never asked for the
+// preview was never exposed to its failure: not reached.
 func (p *planArea) noPreviewButInput(tool string) error {
 	if err := p.s.mustHaveRun(); err != nil {
 		return err
@@ -283,6 +295,9 @@ func (p *planArea) noPreviewButInput(tool string) error {
 	a, err := p.firstAsked(tool)
 	if err != nil {
 		return err
+	}
+	if _, asked := p.s.previewRequest(a.item.ToolCallID); !asked {
+		return notReached("the kernel never asked for the preview of %q, so a failing preview could not affect the item", tool)
 	}
 	if a.item.Preview != nil {
 		return fmt.Errorf("expected the permission request (#%d) about %q to carry no preview, it carries %q", a.entry.Seq, tool, *a.item.Preview)
@@ -298,41 +313,73 @@ func (p *planArea) noPreviewButInput(tool string) error {
 	return fmt.Errorf("the permission item about %q names tool_call_id %q, which the model never emitted", tool, a.item.ToolCallID)
 }
 
-// defaultPreviewDeadline is assumed for a kernel that declares no reading
-// plan.preview_timeout_ms.
-const defaultPreviewDeadline = 5 * time.Second
+// readingPreviewTimeout is the kernel's deadline for one tool/preview call.
+const readingPreviewTimeout = "plan.preview_timeout_ms"
 
-// previewSlack is the generous allowance on top of the deadline: a loaded
-// machine must not flip the verdict.
-const previewSlack = 3 * time.Second
+// undeclaredPreviewDeadline holds a kernel that declares no
+// plan.preview_timeout_ms. The spec bounds a preview only by "the ordinary
+// per-RPC deadline" and gives that no value, so the suite takes the longest
+// deadline it can wait out inside a scenario; a kernel with a longer one
+// declares it. Never zero: silence earns no free pass.
+const undeclaredPreviewDeadline = 10 * time.Second
 
+// previewDeadlineOf is the deadline the kernel's previews are held to, or
+// an error naming a declaration that is not a positive number.
+func (p *planArea) previewDeadlineOf() (time.Duration, error) {
+	v, ok := p.s.env.Info.Readings[readingPreviewTimeout]
+	if !ok || v == "" {
+		return undeclaredPreviewDeadline, nil
+	}
+	ms, err := strconv.Atoi(v)
+	if err != nil || ms <= 0 {
+		return 0, fmt.Errorf("the kernel declares %s = %q, which is not a positive number of milliseconds", readingPreviewTimeout, v)
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// previewSlack is the allowance on top of the deadline: the harness times
+// the wait from its own arrival times, which trail the kernel's timer by
+// transit, so the margin is the larger of 1 s and a quarter of the
+// deadline, stretched by the run's timeout multiplier.
+func (p *planArea) previewSlack(d time.Duration) time.Duration {
+	return p.s.env.Scale(max(time.Second, d/4))
+}
+
+// PA-12: a hanging preview delays the permission request by no more than
+// the preview's own deadline.
 func (p *planArea) previewDeadline(tool string) error {
 	s := p.s
 	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	deadline, err := p.previewDeadlineOf()
+	if err != nil {
 		return err
 	}
 	a, err := p.firstAsked(tool)
 	if err != nil {
 		return err
 	}
-	deadline := defaultPreviewDeadline
-	if v, ok := s.env.Info.Readings["plan.preview_timeout_ms"]; ok {
-		if ms, err := strconv.Atoi(v); err == nil {
-			deadline = time.Duration(ms) * time.Millisecond
-		}
+	e, asked := s.previewRequest(a.item.ToolCallID)
+	if !asked {
+		return notReached("the kernel never asked for the preview of %q, so it did not wait for it", tool)
 	}
-	for _, e := range s.requests() {
-		if v, ok := e.Value.(wire.ToolPreviewParams); ok && v.Tool == tool {
-			if waited := a.entry.Start.Sub(e.Start); waited > deadline+previewSlack {
-				return fmt.Errorf("the permission request about %q came %v after its preview request, past the kernel's preview deadline of %v (plus %v slack)", tool, waited.Round(time.Millisecond), deadline, previewSlack)
-			}
-			if len(e.Result) > 0 && e.EndSeq < a.entry.Seq {
-				return fmt.Errorf("the hanging preview of %q was answered (#%d) before the permission request", tool, e.EndSeq)
-			}
-			return nil
-		}
+	slack := p.previewSlack(deadline)
+	if waited := a.entry.Start.Sub(e.Start); waited > deadline+slack {
+		return fmt.Errorf("the permission request about %q came %v after its preview request, past the kernel's preview deadline of %v (%s) plus %v of slack",
+			tool, waited.Round(time.Millisecond), deadline, p.previewDeadlineSource(), slack)
 	}
-	return nil // the kernel did not ask for the preview, so it did not wait for it
+	if e.Answered() && e.Err == "" && e.EndSeq < a.entry.Seq {
+		return fmt.Errorf("the kernel waited for the hanging preview of %q until the harness answered it (#%d) instead of giving up at its deadline of %v", tool, e.EndSeq, deadline)
+	}
+	return nil
+}
+
+func (p *planArea) previewDeadlineSource() string {
+	if v := p.s.env.Info.Readings[readingPreviewTimeout]; v != "" {
+		return readingPreviewTimeout + " = " + v
+	}
+	return readingPreviewTimeout + " not declared"
 }
 
 func (p *planArea) noErrorEvent() error {
@@ -461,26 +508,83 @@ func (p *planArea) interactiveFields(tool string) error {
 	return fmt.Errorf("expected an interactive request for %q, the frontend received none", tool)
 }
 
-// PA-05: the breaker ends the session like a bound, with the status the
-// kernel declares for it (A-06); without a reading any status that names a
-// limit will do, but never running, completed or failed.
+// readingBreakerStatus is the kernel's reading of the status after a
+// circuit-breaker ending (A-06, PROTOCOL.md §15).
+const readingBreakerStatus = "circuit_breaker.status"
+
+// PA-05: the breaker ends the session like a bound (A-06): with the status
+// the kernel declares, which must itself be one a fired bound may end with;
+// undeclared, any of them. failed (a bound is no error) and running never
+// do. completed is allowed but recorded as suspicious, since it looks like a
+// normal finish.
 func (p *planArea) breakerStatus() error {
 	s := p.s
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
 	got := s.Result.Status
-	if want, ok := s.env.Info.Readings["circuit_breaker.status"]; ok {
-		if got != want {
-			return fmt.Errorf("expected the session to end with the kernel's circuit-breaker status %q, it ended %q", want, got)
+	allowed := "one of " + strings.Join(doomStatuses, ", ") + " (A-06)"
+	if want, ok := s.env.Info.Readings[readingBreakerStatus]; ok && want != "" {
+		if !slices.Contains(doomStatuses, want) {
+			return fmt.Errorf("the kernel declares %s = %q, which no reading allows: the breaker takes the limit path, which ends with %s", readingBreakerStatus, want, allowed)
 		}
-		return nil
+		if got != want {
+			return fmt.Errorf("expected the session to end with the kernel's circuit-breaker status %q (%s), it ended %q", want, readingBreakerStatus, got)
+		}
+	} else if !slices.Contains(doomStatuses, got) {
+		return fmt.Errorf("expected the session to end, after the circuit breaker tripped, with %s; it ended %q", allowed, got)
 	}
-	switch got {
-	case wire.StatusRunning, wire.StatusCompleted, wire.StatusFailed:
-		return fmt.Errorf("expected the session to end with a status naming a limit after the circuit breaker tripped, it ended %q", got)
+	if got == wire.StatusCompleted {
+		s.observe("A-06", "the circuit-breaker ending was reported with status %q, which looks like a normal finish (%s = %q)", got, readingBreakerStatus, s.env.Info.Readings[readingBreakerStatus])
 	}
 	return nil
+}
+
+// PA-04: plan mode is defined by leaving resource specs out of the request;
+// the spec assumes a model cannot call a tool it was not offered, so what a
+// kernel does with a forged call anyway is recorded, never judged.
+func (p *planArea) forgedCallReaction(tool string) error {
+	s := p.s
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	ids := s.callIDsOf(tool)
+	if len(ids) == 0 {
+		s.observe("PA-04", "the forged call to %q never reached the kernel", tool)
+		return nil
+	}
+	for _, id := range ids {
+		what := "was not executed"
+		if e, ran := s.invokedCall(id); ran {
+			what = fmt.Sprintf("was executed (tool/invoke #%d)", e.Seq)
+		}
+		asked := ""
+		for _, a := range s.permissionItems(s.SessionID) {
+			if a.item.ToolCallID == id {
+				asked = fmt.Sprintf(", after a permission request (#%d)", a.entry.Seq)
+			}
+		}
+		result := "no tool_result for it reached the model"
+		for _, r := range s.modelRequests() {
+			for _, m := range r.Messages {
+				for _, c := range m.Content {
+					if c.Type == wire.BlockToolResult && c.ToolUseID == id {
+						result = fmt.Sprintf("the model got the result %q (is_error %v)", safeShort(c.Content), c.IsError)
+					}
+				}
+			}
+		}
+		s.observe("PA-04", "in plan mode the forged call %s to %q, a resource tool the model was not offered, %s%s; %s", id, tool, what, asked, result)
+	}
+	return nil
+}
+
+// safeShort cuts kernel text for an observation; the report escapes it.
+func safeShort(t string) string {
+	if r := []rune(t); len(r) > 120 {
+		return string(r[:120]) + "…"
+	}
+	return t
 }
 
 // PA-08: an asked item is applied only once the frontend has answered.

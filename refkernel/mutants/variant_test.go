@@ -35,6 +35,9 @@ type Variant struct {
 	Options []refkernel.Option
 	// Tags limits the scenarios run; empty runs the whole suite.
 	Tags string
+	// Timeout is each scenario's timeout; zero means 10 s. A variant that is
+	// slow on purpose (a long deadline) needs more.
+	Timeout time.Duration
 }
 
 // VariantRow is one variant's line in the kill matrix's second table.
@@ -78,8 +81,12 @@ func variantLauncher(v Variant) adapter.Launcher {
 // judgeVariant runs a variant and lists every requirement it was blamed on.
 func judgeVariant(v Variant) (VariantRow, error) {
 	start := time.Now()
+	timeout := v.Timeout
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
 	r, err := runner.Run(context.Background(), runner.Options{
-		Launcher: variantLauncher(v), Tags: v.Tags, Concurrency: 2, ScenarioTimeout: 10 * time.Second,
+		Launcher: variantLauncher(v), Tags: v.Tags, Concurrency: 2, ScenarioTimeout: timeout,
 	})
 	if err != nil {
 		return VariantRow{}, err
