@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -97,7 +98,7 @@ func runFuzz(cmd *cobra.Command, f fuzzFlags) error {
 		fmt.Fprintf(out, "%d generated sessions kept every invariant (%v)\n", res.Cases, res.Elapsed.Round(time.Millisecond))
 		return nil
 	}
-	fmt.Fprintf(out, "session %d broke an invariant; shrunk in %d runs (%v)\n\n%s\n", res.FoundAfter, res.Cases, res.Elapsed.Round(time.Millisecond), res.Failure)
+	fmt.Fprintf(out, "session %d broke an invariant of %s; shrunk in %d runs (%v)\n\n%s\n", res.FoundAfter, strings.Join(res.Requirements, ", "), res.Cases, res.Elapsed.Round(time.Millisecond), res.Failure)
 	if res.FeaturePath != "" {
 		fmt.Fprintf(out, "\nThe shrunk case is %s; re-run it with:\n  conform run --features %s", res.FeaturePath, res.FeatureDir)
 		if f.kernel != "" {

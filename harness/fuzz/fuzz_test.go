@@ -6,11 +6,15 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"pgregory.net/rapid"
 
 	"github.com/agentconform/conform/harness/adapter"
+	"github.com/agentconform/conform/harness/driver"
+	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/harness/runner"
 	"github.com/agentconform/conform/refkernel"
 	"github.com/agentconform/conform/refkernel/server"
 )
@@ -71,7 +75,11 @@ func TestFeatureRendering(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		c := Generate(rt, Capabilities{CostBound: true, WallClockBound: true, RealTime: true})
 		f := c.Feature("title")
-		for _, want := range append([]string{"Scenario:", "When the session runs for at most"}, Checks...) {
+		want := []string{"Scenario:", "When the session runs for at most"}
+		for _, ch := range c.Checks() {
+			want = append(want, ch.Text, "@"+ch.Requirement)
+		}
+		for _, want := range want {
 			if !strings.Contains(f, want) {
 				rt.Fatalf("the feature lacks %q:\n%s", want, f)
 			}
@@ -81,4 +89,44 @@ func TestFeatureRendering(t *testing.T) {
 
 func TestMain(m *testing.M) {
 	os.Exit(m.Run())
+}
+
+// Every check of a generated scenario proves exactly one requirement, and
+// every requirement the scenario is tagged with is proven by one of its
+// checks: a shrunk failure fails the requirement of the invariant that broke
+// and no other.
+func TestAttributionOfGeneratedCases(t *testing.T) {
+	pool := driver.NewPool(reference())
+	defer pool.Close()
+	caps := Capabilities{CostBound: true, WallClockBound: true}
+	rapid.Check(t, func(rt *rapid.T) {
+		c := Generate(rt, caps)
+		r, err := runner.Run(context.Background(), runner.Options{
+			Launcher: reference(), Pool: pool,
+			FS: fstest.MapFS{"case.feature": {Data: []byte(c.Feature("attribution"))}}, Root: ".",
+			Concurrency: 1, ScenarioTimeout: 10 * time.Second,
+		})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		sc := r.Scenarios[0]
+		if sc.Status != report.Pass {
+			rt.Fatalf("the reference kernel: %s %s", sc.Status, sc.Failure)
+		}
+		proven := map[string]bool{}
+		for _, ch := range sc.Checks {
+			if len(ch.Requirements) != 1 {
+				rt.Fatalf("check %q proves %v; a generated check proves exactly one requirement", ch.Step, ch.Requirements)
+			}
+			proven[ch.Requirements[0]] = true
+		}
+		for _, id := range sc.Requirements {
+			if !proven[id] {
+				rt.Fatalf("the case is tagged @%s, but none of its checks proves it", id)
+			}
+		}
+		if len(proven) != len(sc.Requirements) {
+			rt.Fatalf("the checks prove %v, the case is tagged %v", proven, sc.Requirements)
+		}
+	})
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,6 +61,10 @@ type Result struct {
 	FoundAfter int
 	// Failure is the verdict and message of the shrunk case.
 	Failure string
+	// Requirements are the requirements the shrunk case fails: the
+	// requirement of the first failure found, which shrinking keeps, and
+	// any other the smaller case happens to fail too.
+	Requirements []string
 	// Feature is the shrunk case as a feature file; FeaturePath where it
 	// was written, if it was, and FeatureDir the folder to hand to
 	// `conform run --features`.
@@ -109,7 +115,12 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	start := time.Now()
 	var last struct {
 		feature, failure string
+		failed           []string
 	}
+	// target is the requirement of the first failure found. Shrinking keeps
+	// a smaller case only while it still fails that requirement, so the
+	// written case is about one requirement, not whichever broke last.
+	target := ""
 	tb := &recorder{name: "conform-fuzz", log: opt.Log}
 	rapid.Check(tb, func(t *rapid.T) {
 		if ctx.Err() != nil {
@@ -119,17 +130,27 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 		res.Cases++
 		title := fmt.Sprintf("Seed %d. %s", opt.Seed, describe(c))
 		feature := c.Feature(title)
-		status, failure, err := runOne(ctx, opt, pool, feature)
+		out, err := runOne(ctx, opt, pool, feature)
 		if err != nil {
 			t.Fatalf("the harness could not run the case: %v", err)
 		}
-		if status != report.Pass {
-			if res.FoundAfter == 0 {
-				res.FoundAfter = res.Cases
-			}
-			last.feature, last.failure = feature, fmt.Sprintf("%s: %s", status, failure)
-			t.Fatalf("%s", last.failure)
+		if out.status == report.Pass || out.status == report.NotReached {
+			return
 		}
+		if target == "" {
+			target = "scenario " + string(out.status)
+			if len(out.failed) > 0 {
+				target = out.failed[0]
+			}
+		}
+		if !slices.Contains(out.failed, target) && target != "scenario "+string(out.status) {
+			return // a smaller case that fails something else: not this failure
+		}
+		if res.FoundAfter == 0 {
+			res.FoundAfter = res.Cases
+		}
+		last.feature, last.failure, last.failed = feature, fmt.Sprintf("%s: %s", out.status, out.failure), out.failed
+		t.Fatalf("%s", last.failure)
 	})
 	res.Elapsed = time.Since(start)
 	if ctx.Err() != nil {
@@ -142,7 +163,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	if last.feature == "" { // a harness problem, not a kernel failure
 		return res, errors.New(strings.Join(tb.errors, "\n"))
 	}
-	res.Failure, res.Feature = last.failure, last.feature
+	res.Failure, res.Feature, res.Requirements = last.failure, last.feature, last.failed
 	if opt.OutDir != "" {
 		res.FeatureDir = filepath.Join(opt.OutDir, fmt.Sprintf("seed-%d", opt.Seed))
 		if err := os.MkdirAll(res.FeatureDir, 0o755); err != nil {
@@ -156,21 +177,36 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	return res, nil
 }
 
-// runOne runs one rendered case and returns its scenario verdict.
-func runOne(ctx context.Context, opt Options, pool *driver.Pool, feature string) (report.Status, string, error) {
+// outcome is one rendered case's verdict: the scenario's status, its
+// failure text, and the requirements that failed or ended in error.
+type outcome struct {
+	status  report.Status
+	failure string
+	failed  []string
+}
+
+// runOne runs one rendered case and returns its verdict.
+func runOne(ctx context.Context, opt Options, pool *driver.Pool, feature string) (outcome, error) {
 	r, err := runner.Run(ctx, runner.Options{
 		Launcher: opt.Launcher, Pool: pool,
 		FS: fstest.MapFS{"case.feature": {Data: []byte(feature)}}, Root: ".",
 		Concurrency: 1, ScenarioTimeout: opt.ScenarioTimeout,
 	})
 	if err != nil {
-		return "", "", err
+		return outcome{}, err
 	}
 	if len(r.Scenarios) != 1 {
-		return "", "", fmt.Errorf("expected one scenario, the run reported %d", len(r.Scenarios))
+		return outcome{}, fmt.Errorf("expected one scenario, the run reported %d", len(r.Scenarios))
 	}
 	sc := r.Scenarios[0]
-	return sc.Status, sc.Failure, nil
+	o := outcome{status: sc.Status, failure: sc.Failure}
+	for _, q := range r.Requirements {
+		if q.Status == report.Fail || q.Status == report.Error {
+			o.failed = append(o.failed, q.ID)
+		}
+	}
+	sort.Strings(o.failed)
+	return o, nil
 }
 
 // describe is a one-line summary of a case for the feature's title.

@@ -224,13 +224,17 @@ func ExpectedCost(p wire.Pricing, u wire.Usage, at time.Time) (usd float64, tier
 	if tier < 0 {
 		return 0, 0, false
 	}
-	t := p.Tiers[tier]
+	return tierCost(p.Tiers[tier], u), tier, true
+}
+
+// tierCost is the formula of §3.2 at one tier: five counters at their
+// rates, reasoning at the output rate, absent counters and rates zero.
+func tierCost(t wire.PricingTier, u wire.Usage) float64 {
 	per := func(n int64, rate float64) float64 { return float64(n) * rate / 1e6 }
-	usd = per(u.InputTokens, t.InputPerMtok) + per(u.OutputTokens, t.OutputPerMtok) +
+	return per(u.InputTokens, t.InputPerMtok) + per(u.OutputTokens, t.OutputPerMtok) +
 		per(opt(u.CacheReadTokens), optRate(t.CacheReadPerMtok)) +
 		per(opt(u.CacheWriteTokens), optRate(t.CacheWritePerMtok)) +
 		per(opt(u.ReasoningTokens), t.OutputPerMtok)
-	return usd, tier, true
 }
 
 func tierMatches(t wire.PricingTier, n int64, at time.Time) bool {

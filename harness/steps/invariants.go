@@ -17,76 +17,143 @@ import (
 // Loop invariants: checks that hold for every session whatever its script,
 // used by the generated scenarios of `conform fuzz` (harness/fuzz) and
 // usable in any scenario. They judge the recorded log against the session's
-// own config and the replies the fake model actually sent:
+// own config and the replies the fake model actually sent. Each invariant
+// proves one requirement, so a generated session that breaks one fails that
+// requirement only:
 //
-//   - every turn follows the step grammar of TA-01;
-//   - the model is asked at most max_turns + 1 times (A-07);
-//   - a bound that fires is followed by exactly one tool-less request, and
-//     the status names the bound that fired first (TA-08, TA-19, TA-21);
-//   - the doom loop fires exactly when the session-wide sequence of read
-//     and resource calls ends in threshold identical hashes (A-01, TA-12,
-//     TA-26), never earlier;
-//   - the costs follow the declared pricing and add up (cost.go);
-//   - the session ends exactly once (TA-18).
+//   - TA-01: every turn follows the step grammar, and a turn with tool calls
+//     is followed by another turn or the limit path;
+//   - TA-02: the model is asked at most max_turns + 1 times (A-07), and
+//     max_turns fires when it is due, never earlier;
+//   - TA-03, TA-04: the cost and wall-clock bounds never fire early;
+//   - TA-19: every bound due at step 17 fires there, each tested on its own,
+//     and the firing turn's calls still run;
+//   - TA-08: a bound that fired is followed by exactly one final-answer
+//     request, and the session does not fail;
+//   - TA-20: the final-answer request withholds the tools and carries the
+//     kernel's instruction;
+//   - TA-21: nothing runs in the final-answer turn, and the status names the
+//     bound that fired;
+//   - TA-12: the doom loop fires exactly when the session-wide sequence of
+//     read and resource calls ends in threshold identical hashes (A-01),
+//     never earlier; TA-26: its ending takes the limit path;
+//   - TA-10, TA-27: a reply without calls, or an executed terminal call,
+//     ends the session completed;
+//   - TA-18: the session ends exactly once;
+//   - TA-24, TA-25 (invariants_cost.go): each event priced by the formula at
+//     the one tier that holds it.
 //
 // Where the spec leaves a point open the walk accepts every reasonable
 // reading: an interactive call may or may not break a doom-loop streak
 // (A-03); bounds due at the same step 17 may be reported in any order; a
 // wall-clock bound near the edge of what the harness can measure may fire
-// or not; an undeclared default threshold may be anything from 3 to 5. The
-// walk follows what the kernel did wherever a reading is open, and flags
-// only what no reading allows.
+// or not; an undeclared default threshold may be anything from 3 to 5. An
+// invariant whose subject never occurred (no final-answer turn, no doom
+// loop) is not reached.
 
 func init() {
 	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
-		sc.Step(stepRE(`^every turn follows the documented step order$`), s.proves(func() error { return s.invariant(invGrammar) }, "TA-01"))
-		sc.Step(stepRE(`^the model was asked no more than max_turns \+ 1 times$`), s.proves(func() error { return s.invariant(invCount) }, "TA-02"))
-		sc.Step(stepRE(`^a fired bound was followed by exactly one tool-less request, and the status names the bound that fired first$`), s.proves(func() error { return s.invariant(invBound) }, "TA-08", "TA-19", "TA-21"))
-		sc.Step(stepRE(`^the doom-loop detector fired exactly when the last calls were identical, never earlier$`), s.proves(func() error { return s.invariant(invDoom) }, "TA-12", "TA-26"))
-		sc.Step(stepRE(`^the session ended exactly once$`), s.proves(func() error { return s.invariant(invOnce) }, "TA-18"))
+		inv := func(text, id string) {
+			sc.Step(stepRE(`^`+regexpQuote(text)+`$`), s.proves(func() error { return s.invariant(id) }, id))
+		}
+		for _, x := range Invariants {
+			inv(x.Text, x.Requirement)
+		}
+		sc.Step(stepRE(`^every usage event was priced at the one tier that holds it$`), s.proves(s.pricedAtTier, "TA-25"))
+		sc.Step(stepRE(`^every usage event was priced by the cost formula$`), s.proves(s.pricedByFormula, "TA-24"))
 	})
 }
 
-// Invariant categories.
-const (
-	invGrammar = "grammar"
-	invCount   = "count"
-	invBound   = "bound"
-	invDoom    = "doom"
-	invOnce    = "once"
-)
+// Invariant is one loop invariant step and the one requirement it proves.
+type Invariant struct {
+	Text        string
+	Requirement string
+}
 
-func (s *Scenario) invariant(cat string) error {
+// Invariants are the walk's invariant steps (the cost ones are separate).
+var Invariants = []Invariant{
+	{"every turn follows the documented step order", "TA-01"},
+	{"max_turns fired when it was due and never earlier", "TA-02"},
+	{"the cost bound never fired before it was due", "TA-03"},
+	{"the wall-clock bound never fired before it was due", "TA-04"},
+	{"every bound due at step 17 fired there, each checked on its own, after the turn's calls ran", "TA-19"},
+	{"a fired bound was followed by exactly one final-answer request, and the session did not fail", "TA-08"},
+	{"every final-answer request offered no tools and carried the kernel's instruction", "TA-20"},
+	{"nothing ran in the final-answer turn, and the status named the bound that fired", "TA-21"},
+	{"the doom-loop detector fired exactly when the last calls were identical, never earlier", "TA-12"},
+	{"a doom-loop ending took the limit path, not an error", "TA-26"},
+	{"a reply without tool calls ended the session completed", "TA-10"},
+	{"an executed call to a terminal tool ended the session completed", "TA-27"},
+	{"the session ended exactly once", "TA-18"},
+}
+
+func regexpQuote(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`\.+*?()|[]{}^$`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// verdicts is what the walk found: violations by requirement, and which
+// requirements' subjects occurred at all.
+type verdicts struct {
+	bad     map[string][]string
+	reached map[string]bool
+}
+
+func (v verdicts) add(id, format string, a ...any) {
+	v.bad[id] = append(v.bad[id], fmt.Sprintf(format, a...))
+	v.reached[id] = true
+}
+
+func (s *Scenario) invariant(id string) error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
 	v := s.walk()
-	if msgs := v[cat]; len(msgs) > 0 {
+	if msgs := v.bad[id]; len(msgs) > 0 {
 		return fmt.Errorf("%s", strings.Join(msgs, "\n"))
+	}
+	if !v.reached[id] {
+		return notReached("the generated session never reached what this invariant is about")
 	}
 	return nil
 }
 
 // acceptable is one status the kernel may end with, and why.
 type acceptable struct {
-	why string
-	ok  func(string) bool
+	why  string
+	ok   func(string) bool
+	doom bool
 }
 
 func statusIs(st, why string) acceptable {
 	return acceptable{why: fmt.Sprintf("%s (%s)", st, why), ok: func(x string) bool { return x == st }}
 }
 
-// walk judges the whole session once; the result maps a category to its
-// violations.
-func (s *Scenario) walk() map[string][]string {
-	v := map[string][]string{}
-	add := func(cat, format string, a ...any) { v[cat] = append(v[cat], fmt.Sprintf(format, a...)) }
-	s.grammar(add)
-	s.once(add)
+// due is a bound due at step 17 of a turn.
+type due struct {
+	bound, status, why, req string
+	must                    bool
+}
 
-	var turnReqs []calllog.Entry
-	var checks []calllog.Entry
+// isFinalShape says whether a turn request is a final-answer request: the
+// kernel labels it so, or it withholds every tool.
+func isFinalShape(e calllog.Entry) bool {
+	p, _ := e.Value.(wire.ModelStreamParams)
+	return p.Purpose == wire.PurposeFinalAnswer || len(p.Tools) == 0
+}
+
+// walk judges the whole session once.
+func (s *Scenario) walk() verdicts {
+	v := verdicts{bad: map[string][]string{}, reached: map[string]bool{"TA-01": true, "TA-02": true, "TA-18": true}}
+	s.once(v)
+
+	var turnReqs, checks []calllog.Entry
 	for _, e := range s.modelEntries() {
 		if p, _ := e.Value.(wire.ModelStreamParams); p.Purpose == wire.PurposeLoopCheck {
 			checks = append(checks, e)
@@ -94,35 +161,41 @@ func (s *Scenario) walk() map[string][]string {
 		}
 		turnReqs = append(turnReqs, e)
 	}
-	if b := s.Cfg.Bounds.MaxTurns; b != nil && len(turnReqs) > *b+1 {
-		add(invCount, "max_turns is %d, so the model may be asked at most %d times; the kernel asked it %d times", *b, *b+1, len(turnReqs))
+	finalAt := -1
+	for i, e := range turnReqs {
+		if isFinalShape(e) {
+			finalAt = i
+			break
+		}
+	}
+	s.grammar(v, finalAt)
+	b := s.Cfg.Bounds
+	if b.MaxCostUSD != nil {
+		v.reached["TA-03"] = true
+	}
+	if b.MaxWallClockS != nil {
+		v.reached["TA-04"] = true
+	}
+	if b.MaxTurns != nil && len(turnReqs) > *b.MaxTurns+1 {
+		v.add("TA-02", "max_turns is %d, so the model may be asked at most %d times; the kernel asked it %d times", *b.MaxTurns, *b.MaxTurns+1, len(turnReqs))
 	}
 	if len(turnReqs) == 0 {
-		add(invBound, "the kernel never asked the model (status %q)", s.Result.Status)
+		v.add("TA-01", "the kernel never asked the model (status %q)", s.Result.Status)
+		return v
+	}
+	if finalAt == 0 {
+		s.earlyLimit(v, turnReqs[0], "before any turn had run")
 		return v
 	}
 
-	b := s.Cfg.Bounds
+	stop := false
 	lo, hi := s.doomThresholds()
 	var seqInvisible, seqResets []string // A-03: interactive calls invisible, or breaking the streak
 	cum := 0.0
 	ordinary := 0
 	status := s.Result.Status
-	var pending []acceptable // the statuses allowed once the kernel took the limit path
 	for i, e := range turnReqs {
-		p := e.Value.(wire.ModelStreamParams)
 		last := i == len(turnReqs)-1
-		if len(p.Tools) == 0 { // the final-answer shape
-			switch {
-			case pending == nil:
-				add(invBound, "model request %d offered no tools (the final-answer shape), but no bound had fired", s.nthOf(e))
-			case !last:
-				add(invBound, "after the final-answer request (model request %d) the kernel asked the model %d more times", s.nthOf(e), len(turnReqs)-1-i)
-			default:
-				s.checkStatus(add, pending, status)
-			}
-			return v
-		}
 		ordinary++
 		cum += s.costOf(e)
 		for _, c := range checks { // loop checks before step 17 of this turn count too
@@ -132,18 +205,20 @@ func (s *Scenario) walk() map[string][]string {
 		}
 		calls := replyCalls(e)
 		if len(calls) == 0 { // implicit done (TA-10)
+			v.reached["TA-10"] = true
 			if !last {
-				add(invBound, "model request %d's reply had no tool calls, which ends the loop, yet the kernel asked the model again", s.nthOf(e))
+				v.add("TA-10", "model request %d's reply had no tool calls, which ends the loop, yet the kernel asked the model again", s.nthOf(e))
 			} else if status != wire.StatusCompleted {
-				add(invBound, "the session ended with a reply without tool calls, so its status must be completed; the kernel reported %q", status)
+				v.add("TA-10", "the session ended with a reply without tool calls, so its status must be completed; the kernel reported %q", status)
 			}
 			return v
 		}
 		if t := s.terminalCall(calls); t != "" { // TA-27
+			v.reached["TA-27"] = true
 			if !last {
-				add(invBound, "model request %d's reply called %q, a terminal tool whose executed call ends the loop, yet the kernel asked the model again", s.nthOf(e), t)
+				v.add("TA-27", "model request %d's reply called %q, a terminal tool whose executed call ends the loop, yet the kernel asked the model again", s.nthOf(e), t)
 			} else if status != wire.StatusCompleted {
-				add(invBound, "the session ended through the terminal tool %q, so its status must be completed; the kernel reported %q", t, status)
+				v.add("TA-27", "the session ended through the terminal tool %q, so its status must be completed; the kernel reported %q", t, status)
 			}
 			return v
 		}
@@ -153,6 +228,7 @@ func (s *Scenario) walk() map[string][]string {
 				h := callHash(c.Name, c.Input)
 				seqInvisible = append(seqInvisible, h)
 				seqResets = append(seqResets, h)
+				v.reached["TA-12"] = true
 			case wire.KindInteractive:
 				seqResets = append(seqResets, fmt.Sprintf("interactive #%d", len(seqResets)))
 			}
@@ -160,24 +236,9 @@ func (s *Scenario) walk() map[string][]string {
 		runMin, runMax := tailRun(seqResets), tailRun(seqInvisible)
 		doomMust, doomMay := runMin >= hi, runMax >= lo
 		doomWhy := fmt.Sprintf("the last %d read/resource calls were identical, threshold %s", runMax, thresholdText(lo, hi))
-
-		type due struct {
-			bound, status, why string
-			must               bool
-		}
-		var dues []due
-		if b.MaxTurns != nil && ordinary >= *b.MaxTurns {
-			dues = append(dues, due{"max_turns", wire.StatusErrorMaxTurns, fmt.Sprintf("%d turns of %d", ordinary, *b.MaxTurns), true})
-		}
-		if b.MaxCostUSD != nil && cum >= *b.MaxCostUSD-costTolerance {
-			dues = append(dues, due{"max_cost_usd", wire.StatusErrorMaxBudgetUSD, fmt.Sprintf("$%s spent of $%s", usd(cum), usd(*b.MaxCostUSD)), cum >= *b.MaxCostUSD+costTolerance})
-		}
-		if b.MaxWallClockS != nil {
-			elo, ehi := s.elapsedAtStep17(e)
-			w := time.Duration(*b.MaxWallClockS * float64(time.Second))
-			if ehi >= w {
-				dues = append(dues, due{"max_wall_clock_s", wire.StatusErrorMaxWallClock, fmt.Sprintf("between %v and %v elapsed of %v", elo.Round(time.Millisecond), ehi.Round(time.Millisecond), w), elo >= w})
-			}
+		dues := s.dues(e, ordinary, cum)
+		if len(dues) > 0 {
+			v.reached["TA-19"] = true
 		}
 
 		if last {
@@ -188,65 +249,148 @@ func (s *Scenario) walk() map[string][]string {
 			if doomMay {
 				names = append(names, "the doom loop ("+doomWhy+")")
 			}
-			if len(names) > 0 {
-				add(invBound, "after model request %d the kernel had to take the limit path (due: %s), but no final-answer request followed: the session ended %q", s.nthOf(e), strings.Join(names, "; "), status)
-			} else {
-				add(invBound, "the session ended %q after model request %d, whose reply asked for tools, with no bound due and without a final-answer turn", status, s.nthOf(e))
+			switch {
+			case len(dues) > 0:
+				v.add("TA-08", "after model request %d the kernel had to take the limit path (due: %s), but no final-answer request followed: the session ended %q", s.nthOf(e), strings.Join(names, "; "), status)
+			case doomMay:
+				v.add("TA-26", "after model request %d the doom loop was due (%s), but no final-answer request followed: the session ended %q", s.nthOf(e), doomWhy, status)
+			default:
+				v.add("TA-01", "the session ended %q after model request %d, whose reply asked for tools, with no bound due and without a final-answer turn", status, s.nthOf(e))
 			}
 			return v
 		}
-		if len(turnReqs[i+1].Value.(wire.ModelStreamParams).Tools) == 0 { // the kernel took the limit path
-			pending = nil
-			if doomMust {
+		if i+1 == finalAt { // the kernel took the limit path after this turn
+			var pending []acceptable
+			if doomMay {
 				pending = append(pending, s.doomAcceptable(doomWhy))
-			} else {
-				if doomMay {
-					pending = append(pending, s.doomAcceptable(doomWhy))
-				}
+				v.reached["TA-26"] = true
+			}
+			if !doomMust {
 				for _, d := range dues {
 					pending = append(pending, statusIs(d.status, d.bound+": "+d.why))
 				}
 			}
 			if len(pending) == 0 {
-				msg := fmt.Sprintf("the kernel took the limit path after turn %d (model request %d offered no tools), but no bound was due: %d turns", ordinary, s.nthOf(turnReqs[i+1]), ordinary)
-				if b.MaxTurns != nil {
-					msg += fmt.Sprintf(" of %d", *b.MaxTurns)
-				}
-				msg += fmt.Sprintf(", $%s spent", usd(cum))
-				if b.MaxCostUSD != nil {
-					msg += fmt.Sprintf(" of $%s", usd(*b.MaxCostUSD))
-				}
-				msg += "; " + doomWhy
-				add(invBound, "%s", msg)
-				add(invDoom, "%s", msg)
+				s.earlyLimit(v, turnReqs[i+1], fmt.Sprintf("after turn %d with no bound due (%d turns, $%s spent; %s)", ordinary, ordinary, usd(cum), doomWhy))
 				return v
 			}
-			continue
+			s.judgeFinal(v, turnReqs, finalAt, pending)
+			return v
 		}
 		if doomMust {
-			add(invDoom, "%s at step 16 of turn %d, but the kernel went on with another ordinary turn", doomWhy, ordinary)
+			v.add("TA-12", "%s at step 16 of turn %d, but the kernel went on with another ordinary turn", doomWhy, ordinary)
+			stop = true
 		}
 		for _, d := range dues {
 			if d.must {
-				add(invBound, "%s was due at step 17 of turn %d (%s), but the kernel went on with another ordinary turn", d.bound, ordinary, d.why)
+				v.add(d.req, "%s was due at step 17 of turn %d (%s), but the kernel went on with another ordinary turn", d.bound, ordinary, d.why)
+				stop = true
 			}
 		}
-		if doomMust || len(v[invBound]) > 0 {
+		if stop {
 			return v
 		}
 	}
 	return v
 }
 
-func (s *Scenario) checkStatus(add func(string, string, ...any), allowed []acceptable, status string) {
+// dues are the bounds due at step 17 of the turn of model request e. A
+// turn bound ignored is TA-02's; a cost or wall-clock bound ignored is
+// TA-19's, since every generated session also has a turn cap: the bound
+// was not tested on its own.
+func (s *Scenario) dues(e calllog.Entry, ordinary int, cum float64) []due {
+	b := s.Cfg.Bounds
+	var out []due
+	if b.MaxTurns != nil && ordinary >= *b.MaxTurns {
+		out = append(out, due{"max_turns", wire.StatusErrorMaxTurns, fmt.Sprintf("%d turns of %d", ordinary, *b.MaxTurns), "TA-02", true})
+	}
+	if b.MaxCostUSD != nil && cum >= *b.MaxCostUSD-costTolerance {
+		out = append(out, due{"max_cost_usd", wire.StatusErrorMaxBudgetUSD, fmt.Sprintf("$%s spent of $%s", usd(cum), usd(*b.MaxCostUSD)), "TA-19", cum >= *b.MaxCostUSD+costTolerance})
+	}
+	if b.MaxWallClockS != nil {
+		elo, ehi := s.elapsedAtStep17(e)
+		w := time.Duration(*b.MaxWallClockS * float64(time.Second))
+		if ehi >= w {
+			out = append(out, due{"max_wall_clock_s", wire.StatusErrorMaxWallClock, fmt.Sprintf("between %v and %v elapsed of %v", elo.Round(time.Millisecond), ehi.Round(time.Millisecond), w), "TA-19", elo >= w})
+		}
+	}
+	return out
+}
+
+// judgeFinal judges the final-answer request at turnReqs[at] and the end of
+// the session, once the kernel took the limit path with these statuses
+// allowed.
+func (s *Scenario) judgeFinal(v verdicts, turnReqs []calllog.Entry, at int, allowed []acceptable) {
+	f := turnReqs[at]
+	n := s.nthOf(f)
+	v.reached["TA-08"], v.reached["TA-20"], v.reached["TA-21"] = true, true, true
+	onlyDoom := len(allowed) == 1 && allowed[0].doom
+	endReq := "TA-08"
+	if onlyDoom {
+		endReq = "TA-26"
+	}
+	if p, _ := f.Value.(wire.ModelStreamParams); len(p.Tools) > 0 {
+		v.add("TA-20", "the final-answer request (model request %d) still offered %d tools", n, len(p.Tools))
+	}
+	if err := s.requestCarriedInstruction(strconv.Itoa(n)); err != nil {
+		if st, _ := classify(err); st == CheckFail {
+			v.add("TA-20", "%v", err)
+		}
+	}
+	if extra := len(turnReqs) - at - 1; extra > 0 {
+		v.add(endReq, "after the final-answer request (model request %d) the kernel asked the model %d more times", n, extra)
+	}
+	status := s.Result.Status
+	if status == wire.StatusFailed {
+		v.add(endReq, "after the final-answer turn the session ended %q; a fired bound never ends the session as failed (error: %s)", status, s.Result.Error)
+		return
+	}
 	var whys []string
 	for _, a := range allowed {
 		if a.ok(status) {
+			if a.doom {
+				s.noteDoomStatus(status)
+			}
 			return
 		}
 		whys = append(whys, a.why)
 	}
-	add(invBound, "after the final-answer turn the session ended %q; the bound that fired first allows only %s", status, strings.Join(whys, " or "))
+	statusReq := "TA-21"
+	if onlyDoom {
+		statusReq = "TA-26"
+	}
+	v.add(statusReq, "after the final-answer turn the session ended %q; the bound that fired first allows only %s", status, strings.Join(whys, " or "))
+}
+
+// earlyLimit files a limit path taken when no bound was due under the
+// requirement of the bound the kernel says fired: the bound of its
+// limit_reached event, or else the bound its status names.
+func (s *Scenario) earlyLimit(v verdicts, f calllog.Entry, when string) {
+	bound := ""
+	for _, ev := range s.World.Events() {
+		if ev.SessionID == s.SessionID && ev.Kind == wire.EventLimitReached && ev.Payload["soft"] != true {
+			if b, ok := ev.Payload["bound"].(string); ok {
+				bound = b
+				break
+			}
+		}
+	}
+	req := "TA-19"
+	switch {
+	case bound == "max_turns" || (bound == "" && s.Result.Status == wire.StatusErrorMaxTurns):
+		req = "TA-02"
+	case bound == "max_cost_usd" || (bound == "" && s.Result.Status == wire.StatusErrorMaxBudgetUSD):
+		req = "TA-03"
+	case bound == "max_wall_clock_s" || (bound == "" && s.Result.Status == wire.StatusErrorMaxWallClock):
+		req = "TA-04"
+	case bound == "doom_loop":
+		req = "TA-12"
+	}
+	what := "the limit path"
+	if bound != "" {
+		what += " (its limit_reached event names " + bound + ")"
+	}
+	v.add(req, "the kernel took %s %s: model request %d is a final-answer request; the session ended %q", what, when, s.nthOf(f), s.Result.Status)
 }
 
 func (s *Scenario) doomAcceptable(why string) acceptable {
@@ -254,7 +398,7 @@ func (s *Scenario) doomAcceptable(why string) acceptable {
 	if d, ok := s.env.Info.Readings[readingDoomStatus]; ok && d != "" {
 		want = d
 	}
-	return acceptable{why: fmt.Sprintf("the doom-loop status, %s (%s)", want, why), ok: func(x string) bool {
+	return acceptable{why: fmt.Sprintf("the doom-loop status, %s (%s)", want, why), doom: true, ok: func(x string) bool {
 		ok, _ := s.doomStatusOK(x)
 		return ok
 	}}
@@ -389,201 +533,4 @@ func (s *Scenario) elapsedAtStep17(e calllog.Entry) (time.Duration, time.Duratio
 		}
 	}
 	return lastEnd.Sub(first), next.Sub(runAt)
-}
-
-// Step grammar of TA-01: the phase of each request within its turn.
-const (
-	phAssemble = iota
-	phPreModel
-	phModel
-	phPostModel
-	phPreTool
-	phReads
-	phInteractive
-	phPlan
-	phApply
-	phPostTool
-	phPostApply
-	phLoopCheck
-	phSessionEnd
-)
-
-var phaseNames = []string{"context/assemble", "pre-model-call", "model request", "post-model-response",
-	"pre-tool-call", "data_source invokes", "interactive calls", "plan-ready", "resource invokes",
-	"post-tool-call", "post-apply", "loop check", "session-end"}
-
-func (s *Scenario) phase(e calllog.Entry) int {
-	switch p := e.Value.(type) {
-	case wire.ContextAssembleParams:
-		return phAssemble
-	case wire.ModelStreamParams:
-		if p.Purpose == wire.PurposeLoopCheck {
-			return phLoopCheck
-		}
-		return phModel
-	case wire.HookDispatchParams:
-		switch p.Point {
-		case wire.PointPreModelCall:
-			return phPreModel
-		case wire.PointPostModelResponse:
-			return phPostModel
-		case wire.PointPreToolCall:
-			return phPreTool
-		case wire.PointPlanReady:
-			return phPlan
-		case wire.PointPostToolCall:
-			return phPostTool
-		case wire.PointPostApply:
-			return phPostApply
-		case wire.PointSessionEnd:
-			return phSessionEnd
-		}
-	case wire.ToolInvokeParams:
-		if s.toolKind(p.Tool) == wire.KindResource {
-			return phApply
-		}
-		return phReads
-	case wire.InteractiveParams:
-		return phInteractive
-	case wire.PermissionParams, wire.ToolPreviewParams:
-		return phPlan
-	}
-	return -1
-}
-
-// grammar checks that the requests of every turn come in step order, with
-// one model request per turn and one invoke or interactive request per call
-// of the reply.
-func (s *Scenario) grammar(add func(string, string, ...any)) {
-	for ti, turn := range s.turns() {
-		if ti == 0 {
-			for _, e := range turn {
-				if p, ok := e.Value.(wire.HookDispatchParams); !ok || (p.Point != wire.PointSessionStart && p.Point != wire.PointSessionEnd) {
-					add(invGrammar, "%s (#%d) came before the first turn's context/assemble", e.Label, e.Seq)
-				}
-			}
-			continue
-		}
-		ph, models := -1, 0
-		var model calllog.Entry
-		counts := map[int]int{}
-		for _, e := range turn {
-			p := s.phase(e)
-			if p < 0 {
-				continue
-			}
-			if p < ph {
-				add(invGrammar, "turn %d: %s (#%d, a %s step) came after a %s step", ti, e.Label, e.Seq, phaseNames[p], phaseNames[ph])
-			}
-			ph = max(ph, p)
-			counts[p]++
-			if p == phModel {
-				models++
-				model = e
-			}
-		}
-		if models != 1 {
-			add(invGrammar, "turn %d had %d model requests (not counting loop checks); a turn has exactly one", ti, models)
-			continue
-		}
-		calls := replyCalls(model)
-		mp := model.Value.(wire.ModelStreamParams)
-		if len(calls) == 0 || len(mp.Tools) == 0 {
-			for p := phPreTool; p <= phLoopCheck; p++ {
-				if counts[p] > 0 {
-					add(invGrammar, "turn %d ended at its model reply (no tool calls, or the final-answer turn), yet it had a %s step", ti, phaseNames[p])
-				}
-			}
-			continue
-		}
-		want := map[int]int{}
-		for _, c := range calls {
-			switch s.toolKind(c.Name) {
-			case wire.KindDataSource:
-				want[phReads]++
-			case wire.KindInteractive:
-				want[phInteractive]++
-			case wire.KindResource:
-				want[phApply]++
-			}
-		}
-		for _, p := range []int{phReads, phInteractive} {
-			if counts[p] != want[p] {
-				add(invGrammar, "turn %d's reply holds %d calls for the %s step, the kernel made %d requests there", ti, want[p], phaseNames[p], counts[p])
-			}
-		}
-		// One pre-tool-call dispatch per subscriber and call; the same for
-		// post-tool-call, except in a terminal turn, where calls after the
-		// terminal one may or may not run (A-19).
-		terminal := s.terminalCall(calls) != ""
-		want[phPreTool] = len(calls) * s.subscribersAt(wire.PointPreToolCall)
-		want[phPostTool] = len(calls) * s.subscribersAt(wire.PointPostToolCall)
-		checks := []int{phPreTool}
-		if !terminal {
-			checks = append(checks, phApply, phPostTool)
-		}
-		for _, p := range checks {
-			if counts[p] != want[p] {
-				add(invGrammar, "turn %d's reply holds %d tool calls, so its %s step should make %d requests; the kernel made %d", ti, len(calls), phaseNames[p], want[p], counts[p])
-			}
-		}
-	}
-}
-
-// subscribersAt counts the subscribers declared at a point.
-func (s *Scenario) subscribersAt(point string) int {
-	n := 0
-	for _, sub := range s.Cfg.Hooks.Subscribers {
-		if sub.Point == point {
-			n++
-		}
-	}
-	return n
-}
-
-// once checks that the session ended once: one end session_meta row, and
-// at most one session-end dispatch per subscriber, after the last model
-// request.
-func (s *Scenario) once(add func(string, string, ...any)) {
-	if s.Result.Status == "" || s.Result.Status == wire.StatusRunning {
-		add(invOnce, "the session/run answer carries status %q, not a final status", s.Result.Status)
-	}
-	ends := 0
-	for _, m := range s.World.Metas() {
-		if m.SessionID == s.SessionID && m.Status != wire.StatusRunning {
-			ends++
-			if m.Status != s.Result.Status {
-				add(invOnce, "an end session_meta row says %q, the result says %q", m.Status, s.Result.Status)
-			}
-		}
-	}
-	if ends != 1 {
-		add(invOnce, "expected exactly one end session_meta row, the kernel sent %d", ends)
-	}
-	subs := map[string]int{}
-	for _, sub := range s.Cfg.Hooks.Subscribers {
-		if sub.Point == wire.PointSessionEnd {
-			subs[sub.ID]++
-		}
-	}
-	if len(subs) == 0 {
-		return
-	}
-	got := map[string]int{}
-	lastModel := 0
-	for _, e := range s.modelEntries() {
-		lastModel = e.Seq
-	}
-	for _, e := range s.dispatchesAt(wire.PointSessionEnd) {
-		p := e.Value.(wire.HookDispatchParams)
-		got[p.Subscriber]++
-		if e.Seq < lastModel {
-			add(invOnce, "session-end was dispatched (#%d) before the last model request (#%d)", e.Seq, lastModel)
-		}
-	}
-	for id, n := range subs {
-		if got[id] != n {
-			add(invOnce, "session-end was dispatched %d times to %q; it fires exactly once", got[id], id)
-		}
-	}
 }

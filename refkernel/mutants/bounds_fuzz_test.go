@@ -3,6 +3,7 @@ package mutants
 import (
 	"context"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -57,7 +58,17 @@ func TestFuzzKillsBoundsAndDoomLoopMutants(t *testing.T) {
 			if !res.Failed {
 				t.Fatalf("conform fuzz ran %d cases (seed %d) and did not find the mutant", res.Cases, res.Seed)
 			}
-			t.Logf("found after %d cases, %d runs with shrinking, %v (seed %d): %s", res.FoundAfter, res.Cases, res.Elapsed.Round(time.Millisecond), res.Seed, firstLine(res.Failure))
+			t.Logf("found after %d cases, %d runs with shrinking, %v (seed %d), failing %v: %s", res.FoundAfter, res.Cases, res.Elapsed.Round(time.Millisecond), res.Seed, res.Requirements, firstLine(res.Failure))
+			// Each invariant proves one requirement: the shrunk case fails
+			// the mutant's targets and nothing else.
+			if len(res.Requirements) == 0 {
+				t.Errorf("the shrunk case fails no requirement: %s", res.Failure)
+			}
+			for _, id := range res.Requirements {
+				if !slices.Contains(m.Targets, id) {
+					t.Errorf("the shrunk case fails %s, which the mutant (targets %v) does not break: %s\n%s", id, m.Targets, res.Failure, res.Feature)
+				}
+			}
 			for _, k := range []struct {
 				name  string
 				parts loop.Parts
