@@ -262,7 +262,7 @@ func (d *dfArea) nextMessage(ctx context.Context, msg string) error {
 	if s.kernel == nil {
 		return errors.New("the first run left no kernel to send the next message to")
 	}
-	res, err := s.kernel.Run(ctx, s.World, wire.RunParams{SessionID: s.SessionID, Prompt: msg, Config: s.Cfg}, s.env.ScenarioTimeout)
+	res, err := s.kernel.Run(ctx, s.World, wire.RunParams{SessionID: s.SessionID, Prompt: msg, Config: s.Cfg}, s.env.Scale(s.env.ScenarioTimeout))
 	var rej *driver.ConfigRejected
 	var f *driver.Fault
 	switch {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -36,15 +35,17 @@ const (
 
 func init() {
 	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+		er := &erRetries{s: s} // the transient errors scripted (errors_ceiling.go)
 		// Retry settings.
 		sc.Step(stepRE(`^retry settings of base (\d+) ms, factor (\d+(?:\.\d+)?) and (\d+) retries per call$`), s.retrySettings)
 		sc.Step(stepRE(`^a session-wide cap of (\d+) retries$`), s.sessionRetryCap)
 		sc.Step(stepRE(`^a retry block that sets only (base_delay_ms|backoff_factor|max_retries)$`), s.partialRetryBlock)
 
 		// The model's errors.
-		sc.Step(stepRE(`^the model fails requests? (\d+)(?: to (\d+))? with "([a-z_]+)"(?: and a retry-after of (\d+) ms)?$`), s.modelFails)
-		sc.Step(stepRE(`^the model fails every request with "([a-z_]+)"$`), s.modelFailsEvery)
-		sc.Step(stepRE(`^the model fails every odd-numbered request with "([a-z_]+)" and answers every even-numbered one with a call to "([^"]+)" whose (\w+) changes each time$`), s.modelFailsOddRequests)
+		sc.Step(stepRE(`^the model fails requests? (\d+)(?: to (\d+))? with "([a-z_]+)"(?: and a retry-after of (\d+) ms)?$`), er.modelFails)
+		sc.Step(stepRE(`^the model fails every request with "([a-z_]+)"$`), er.modelFailsEvery)
+		sc.Step(stepRE(`^the model fails every odd-numbered request with "([a-z_]+)" and answers every even-numbered one with a call to "([^"]+)" whose (\w+) changes each time$`), er.modelFailsOddRequests)
+		sc.Step(stepRE(`^the model fails each of (\d+) calls (\d+) times? with "([a-z_]+)", answers each with a call to "([^"]+)" whose (\w+) changes each time, then with text "([^"]*)"$`), er.modelFailsEachCall)
 		sc.Step(stepRE(`^the model answers request (\d+) with text "([^"]*)" and stop reason "([^"]+)"$`), s.answerTextStop)
 		sc.Step(stepRE(`^the model config lists ("[^"]+"(?:(?:, | and )"[^"]+")*) as fallback models?$`), s.fallbackModels)
 
@@ -66,6 +67,7 @@ func init() {
 		sc.Step(stepRE(`^model requests (\d+) to (\d+) are the same request with attempts counting up$`), s.proves(s.sameRequestRetried, "ER-01"))
 		sc.Step(stepRE(`^model requests (\d+) to (\d+) were attempts of one call, counting up$`), s.proves(s.attemptsOfOneCall, "ER-02"))
 		sc.Step(stepRE(`^the waits before model requests (\d+) to (\d+) follow a backoff from (\d+) ms growing by a factor of (\d+(?:\.\d+)?)$`), s.proves(s.backoffWaits, "ER-01", "ER-05"))
+		sc.Step(stepRE(`^the waits of all (\d+) retries, taken together, follow a backoff from (\d+) ms growing by a factor of (\d+(?:\.\d+)?)$`), s.proves(s.backoffTogether, "ER-01", "ER-05"))
 		sc.Step(stepRE(`^model request (\d+) came at least (\d+) ms after the answer to model request (\d+)$`), s.proves(s.retryAfterWait, "ER-01"))
 		sc.Step(stepRE(`^no model request repeated failed model request (\d+)$`), s.proves(s.noRepeatOf, "ER-03"))
 		sc.Step(stepRE(`^no model request repeated an earlier one$`), s.proves(s.noRepeats, "ER-06"))
@@ -148,7 +150,12 @@ func modelError(category string, retryAfterMS *int64) (*wire.ModelError, error) 
 	}, nil
 }
 
-func (s *Scenario) modelFails(from, to, category, retryAfter string) error {
+func transient(category string) bool {
+	return category == wire.ModelErrRateLimited || category == wire.ModelErrOverloaded
+}
+
+func (r *erRetries) modelFails(from, to, category, retryAfter string) error {
+	s := r.s
 	a, err := strconv.Atoi(from)
 	if err != nil {
 		return err
@@ -174,22 +181,34 @@ func (s *Scenario) modelFails(from, to, category, retryAfter string) error {
 	for n := a; n <= b; n++ {
 		s.World.Model.On(n, fakes.Reply{Error: me})
 	}
+	if transient(category) {
+		var wait time.Duration
+		if ra != nil {
+			wait = time.Duration(*ra) * time.Millisecond
+		}
+		r.expect(func() []retrySample { return retriesOf(1, min(b-a+1, s.retryPlan().maxRetries), wait) })
+	}
 	return nil
 }
 
-func (s *Scenario) modelFailsEvery(category string) error {
+func (r *erRetries) modelFailsEvery(category string) error {
+	s := r.s
 	me, err := modelError(category, nil)
 	if err != nil {
 		return err
 	}
 	s.World.Model.Every(fakes.Reply{Error: me})
+	if transient(category) {
+		r.expect(func() []retrySample { return retriesOf(1, s.retryPlan().maxRetries, 0) })
+	}
 	return nil
 }
 
 // modelFailsOddRequests scripts every request up to the fake's cap: odd
 // ones fail, even ones call the tool with an argument that changes each
 // time (so the doom-loop detector stays quiet).
-func (s *Scenario) modelFailsOddRequests(category, tool, field string) error {
+func (r *erRetries) modelFailsOddRequests(category, tool, field string) error {
+	s := r.s
 	me, err := modelError(category, nil)
 	if err != nil {
 		return err
@@ -201,6 +220,46 @@ func (s *Scenario) modelFailsOddRequests(category, tool, field string) error {
 		}
 		in, _ := parseArgs(fmt.Sprintf(`%s "value-%d"`, field, n))
 		s.World.Model.On(n, fakes.Reply{Calls: []fakes.Call{{Name: tool, Input: in}}})
+	}
+	if transient(category) {
+		r.expect(func() []retrySample {
+			n := s.World.Model.Cap / 2
+			if c := s.Cfg.Retry; c != nil && c.SessionMaxRetries != nil {
+				n = min(n, *c.SessionMaxRetries)
+			}
+			return retriesOf(n, 1, 0)
+		})
+	}
+	return nil
+}
+
+// modelFailsEachCall scripts calls model calls that each fail times times
+// before their answer, a call to the tool with an argument that changes
+// each time; the request after the last call answers with text. Many
+// retries of the same rank make the waits, taken together, decide what
+// few of them cannot (errors_backoff.go).
+func (r *erRetries) modelFailsEachCall(calls, times int, category, tool, field, text string) error {
+	s := r.s
+	me, err := modelError(category, nil)
+	if err != nil {
+		return err
+	}
+	if calls < 1 || times < 1 {
+		return fmt.Errorf("each of %d calls failing %d times scripts nothing", calls, times)
+	}
+	n := 1
+	for c := 1; c <= calls; c++ {
+		for range times {
+			s.World.Model.On(n, fakes.Reply{Error: me})
+			n++
+		}
+		in, _ := parseArgs(fmt.Sprintf(`%s "value-%d"`, field, c))
+		s.World.Model.On(n, fakes.Reply{Calls: []fakes.Call{{Name: tool, Input: in}}})
+		n++
+	}
+	s.World.Model.On(n, fakes.Reply{Text: text})
+	if transient(category) {
+		r.expect(func() []retrySample { return retriesOf(calls, min(times, s.retryPlan().maxRetries), 0) })
 	}
 	return nil
 }
@@ -333,18 +392,4 @@ func seen(p wire.ModelStreamParams) string {
 	p.CallContext = wire.CallContext{}
 	b, _ := json.Marshal(p)
 	return string(b)
-}
-
-// readingFloat is a numeric reading of the kernel, or def when it
-// declares none or an unreadable one.
-func (s *Scenario) readingFloat(key string, def float64) float64 {
-	v, ok := s.env.Info.Readings[key]
-	if !ok {
-		return def
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f < 0 || math.IsNaN(f) {
-		return def
-	}
-	return f
 }

@@ -2,10 +2,8 @@ package steps
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -93,79 +91,6 @@ func (s *Scenario) modelErrorStatus() error {
 			how = "the kernel's declared model_error.status"
 		}
 		return fmt.Errorf("expected the session to end %q (%s) once the call failed for good, it ended %q (error %q)", want, how, s.Result.Status, s.Result.Error)
-	}
-	return nil
-}
-
-// ER-01, ER-05: the wait before request k (the (k-a+1)-th retry) is at least
-// the declared jitter floor of its nominal delay base·factor^(j−1), and not
-// absurdly long. The floor is the reading retry.jitter_min_ratio (0 when
-// undeclared): any jitter is acceptable, so only a kernel's own
-// declaration makes a floor checkable. Since the nominal delays grow
-// geometrically, the floors do too: a kernel that waits the base delay
-// every time, or not at all, falls below them.
-func (s *Scenario) backoffWaits(a, b, baseMS int, factor string) error {
-	if err := s.mustHaveRun(); err != nil {
-		return err
-	}
-	f, err := strconv.ParseFloat(factor, 64)
-	if err != nil {
-		return err
-	}
-	if a < 2 || b < a {
-		return fmt.Errorf("the waits are measured before retries: requests %d to %d make no sense", a, b)
-	}
-	es := s.modelEntries()
-	if b > len(es) {
-		return notReached("there is no model request %d: the kernel sent %d", b, len(es))
-	}
-	ratio := s.readingFloat("retry.jitter_min_ratio", 0)
-	var lines []string
-	var bad []string
-	for k := a; k <= b; k++ {
-		prev, cur := es[k-2], es[k-1]
-		if !prev.Answered() {
-			return fmt.Errorf("model request %d was never answered, yet request %d followed", k-1, k)
-		}
-		wait := cur.Start.Sub(prev.End)
-		nominal := time.Duration(float64(baseMS) * math.Pow(f, float64(k-a)) * float64(time.Millisecond))
-		lo := time.Duration(ratio * float64(nominal))
-		hi := waitSlackFactor*nominal + waitSlack
-		lines = append(lines, fmt.Sprintf("before request %d: waited %v, nominal %v, allowed %v..%v", k, wait.Round(time.Millisecond/10), nominal, lo, hi))
-		if wait < lo || wait > hi {
-			bad = append(bad, fmt.Sprintf("request %d", k))
-		}
-	}
-	if len(bad) > 0 {
-		return fmt.Errorf("expected each retry to wait at least %.2f× its nominal backoff delay (the kernel's declared retry.jitter_min_ratio; 0 if undeclared) and at most %d× nominal + %v; %s did not:\n%s",
-			ratio, waitSlackFactor, waitSlack, strings.Join(bad, ", "), strings.Join(lines, "\n"))
-	}
-	return nil
-}
-
-// ER-01: a retry-after is a floor of its own, with no jitter excuse.
-func (s *Scenario) retryAfterWait(n, ms, prevN int) error {
-	if err := s.mustHaveRun(); err != nil {
-		return err
-	}
-	prev, err := s.modelEntry(prevN)
-	if err != nil {
-		return err
-	}
-	cur, err := s.modelEntry(n)
-	if err != nil {
-		return err
-	}
-	if !prev.Answered() {
-		return fmt.Errorf("model request %d was never answered", prevN)
-	}
-	wait := cur.Start.Sub(prev.End)
-	floor := time.Duration(ms) * time.Millisecond
-	if wait < floor {
-		return fmt.Errorf("expected model request %d at least %v after the error answer to request %d (its retry-after), it came after %v", n, floor, prevN, wait)
-	}
-	if limit := floor + waitSlackFactor*floor + waitSlack; wait > limit {
-		return fmt.Errorf("expected model request %d within %v of the answer to request %d, it came after %v", n, limit, prevN, wait)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -79,6 +80,25 @@ type Scenario struct {
 	// onRun run with the kernel just before the session starts, so that a
 	// scenario can act on the kernel during the run (continue, cancel).
 	onRun []func(k *driver.Kernel)
+	// extraTime is time the scenario's own script lets the kernel take
+	// beyond the scenario timeout: waits a check allows and bounds by a
+	// ceiling of its own (a declared slow backoff, errors_ceiling.go), so
+	// that the ceiling, not the timeout, ends a kernel that overruns them.
+	extraTime time.Duration
+	// watchers run beside the session until it ends. One may end the run
+	// early with cut, once a check's upper bound has passed: the checks
+	// then judge what was recorded, and the kernel is replaced, not blamed
+	// for a hang.
+	watchers []func(ctx context.Context, cut func(why string))
+	cutMu    sync.Mutex
+	cutWhy   string
+}
+
+// cutReason says why the harness ended the run early; "" when it did not.
+func (s *Scenario) cutReason() string {
+	s.cutMu.Lock()
+	defer s.cutMu.Unlock()
+	return s.cutWhy
 }
 
 // newScenario starts a scenario with the defaults every check relies on: one
@@ -139,7 +159,24 @@ func (s *Scenario) run(ctx context.Context) error {
 		defer stop()
 		defer context.AfterFunc(s.env.Stop, stop)()
 	}
-	res, err := k.Run(rctx, s.World, wire.RunParams{SessionID: s.SessionID, Prompt: s.Prompt, Config: s.Cfg}, s.env.Scale(s.env.ScenarioTimeout))
+	rctx, cutRun := context.WithCancel(rctx)
+	defer cutRun()
+	for _, w := range s.watchers {
+		go w(rctx, func(why string) {
+			s.cutMu.Lock()
+			if s.cutWhy == "" {
+				s.cutWhy = why
+			}
+			s.cutMu.Unlock()
+			cutRun()
+		})
+	}
+	res, err := k.Run(rctx, s.World, wire.RunParams{SessionID: s.SessionID, Prompt: s.Prompt, Config: s.Cfg}, s.env.Scale(s.env.ScenarioTimeout)+s.extraTime)
+	if s.cutReason() != "" {
+		// The harness ended the run at a check's ceiling: no result, no
+		// fault; the checks say what the ceiling caught.
+		return nil
+	}
 	s.Result = res
 	if err != nil && rctx.Err() != nil && (ctx.Err() != nil || s.env.Stop.Err() != nil) {
 		// Interrupted by the user, not a kernel fault.
@@ -172,7 +209,7 @@ func (s *Scenario) release() {
 		return
 	}
 	s.kernel.Unregister(s.World)
-	if s.Fault != nil {
+	if s.Fault != nil || s.cutReason() != "" {
 		s.env.Pool.Discard(s.kernel)
 	} else {
 		s.env.Pool.Put(s.kernel)
@@ -186,6 +223,9 @@ func (s *Scenario) mustHaveRun() error {
 	}
 	if s.Rejected != nil {
 		return fmt.Errorf("the kernel rejected the session config: %s", s.Rejected.Message)
+	}
+	if why := s.cutReason(); why != "" {
+		return notReached("the harness ended the session early: %s", why)
 	}
 	return nil
 }

@@ -146,7 +146,7 @@ func judge(mu Mutant) (Row, error) {
 	start := time.Now()
 	tags := "@" + strings.Join(mu.Targets, ",@")
 	r, err := runner.Run(context.Background(), runner.Options{
-		Launcher: launcher(mu.Name, mu.Apply(loop.DefaultParts())), Tags: tags, Concurrency: 2, ScenarioTimeout: 10 * time.Second,
+		Launcher: launcher(mu.Name, mu.Apply(loop.DefaultParts()), mu.Options...), Tags: tags, Concurrency: 2, ScenarioTimeout: 10 * time.Second,
 	})
 	if err != nil {
 		return Row{}, err

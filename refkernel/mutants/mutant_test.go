@@ -18,6 +18,10 @@ type Mutant struct {
 	Targets []string // requirement IDs it breaks
 	Breaks  string   // what is broken, for the kill matrix
 	Apply   func(p loop.Parts) loop.Parts
+	// Options tune the kernel, e.g. refkernel.WithDeclaration to leave a
+	// reading out, so that a mutant shows the suite catches it whatever the
+	// kernel declares.
+	Options []refkernel.Option
 }
 
 var (
@@ -41,8 +45,8 @@ func all() []Mutant {
 }
 
 // launcher serves a kernel built from parts in-process, over the wire.
-func launcher(name string, parts loop.Parts) adapter.Launcher {
+func launcher(name string, parts loop.Parts, opts ...refkernel.Option) adapter.Launcher {
 	return adapter.InProcess{Name: name, Serve: func(ctx context.Context, in io.Reader, out io.Writer) error {
-		return server.Serve(ctx, refkernel.New(parts), in, out)
+		return server.Serve(ctx, refkernel.New(parts, opts...), in, out)
 	}}
 }
