@@ -203,19 +203,25 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     And model request 2 holds a denial for the call to "save"
 
   @PA-09 @must
-  Scenario: a downgraded ask is reported differently from a plain deny
+  Scenario Outline: a downgraded ask on <a kind> call is reported differently from a plain deny
     The marker may be an ask_downgrade event naming the call or a denial
-    text saying the ask was downgraded.
-    Given a data_source tool "grep" from provider "fs" declared safe with no key fields
-    And a data_source tool "cat" from provider "fs" declared safe with no key fields
-    And a policy rule "ask-grep" that asks for "grep"
-    And a policy rule "no-cat" that denies "cat"
-    And the model answers request 1 with calls grep(pattern "x"), cat(path "y")
+    text saying the ask was downgraded; either way it names the rule and the
+    call's kind, so that a log tells the downgrade from an ordinary deny.
+    Given <asked tool>
+    And <denied tool>
+    And a policy rule "ask-<asked>" that asks for "<asked>"
+    And a policy rule "no-<denied>" that denies "<denied>"
+    And the model answers request 1 with calls <asked>(<arg> "x"), <denied>(<arg> "y")
     And the model answers request 2 with text "Understood."
     When the session runs
-    Then the kernel reported the "grep" call as a downgraded ask and the "cat" call as a plain deny
-    And model request 2 holds a denial for the call to "grep"
-    And model request 2 holds a denial for the call to "cat"
+    Then the kernel reported the "<asked>" call as a downgraded ask and the "<denied>" call as a plain deny
+    And model request 2 holds a denial for the call to "<asked>"
+    And model request 2 holds a denial for the call to "<denied>"
+
+    Examples:
+      | a kind         | asked | denied | arg      | asked tool                                                                 | denied tool                                                              |
+      | a data_source  | grep  | cat    | pattern  | a data_source tool "grep" from provider "fs" declared safe with no key fields | a data_source tool "cat" from provider "fs" declared safe with no key fields |
+      | an interactive | ask   | tell   | question | an interactive tool "ask" from provider "ui"                               | an interactive tool "tell" from provider "ui"                            |
 
   @PA-10 @must
   Scenario: with no matching rule a resource call asks, reads and interactive calls run
@@ -408,36 +414,64 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     And model request 2 holds an ordinary result for the call to "save"
 
   @PA-18 @must
-  Scenario: an ALLOW for the session is remembered for later calls, and a new session asks again
+  Scenario Outline: an <answer> for the session is remembered for later calls, and a new session asks again
     Given a resource tool "save" from provider "store"
     And a policy rule "ask-save" that asks for "save"
-    And the frontend answers permission for "save" with ALLOW and scope SESSION
+    And the frontend answers permission for "save" with <answer> and scope SESSION
     And the model answers request 1 with calls save(key "1")
     And the model answers request 2 with calls save(key "2")
     And the model answers request 3 with calls save(key "3")
     And the model answers request 4 with text "Done."
     When the session runs
     Then the frontend was asked about "save" 1 time
-    And the tool "save" was invoked 3 times
+    And the tool "save" was invoked <runs> times
     And every call to "save" has a plan_item row
     When a second session runs under the same profile
     Then the second session asked the frontend about "save" 1 time
-    And the tool "save" was invoked 3 times in the second session
+    And the tool "save" was invoked <runs> times in the second session
+
+    Examples:
+      | answer | runs |
+      | ALLOW  | 3    |
+      | DENY   | 0    |
+
+  @PA-18 @must
+  Scenario: a verdict for the session covers its own tool only, and a ONCE answer only its own item
+    Both tools belong to one provider; the SESSION answer about "save" must
+    not decide "drop", whose ONCE answers are asked for every call.
+    Given a resource tool "save" from provider "store"
+    And a resource tool "drop" from provider "store"
+    And a policy rule "store-ask" that asks for the tools of provider "store"
+    And the frontend answers permission for "save" with ALLOW and scope SESSION
+    And the frontend answers permission for "drop" with ALLOW and scope ONCE
+    And the model answers request 1 with calls save(key "1"), drop(key "1")
+    And the model answers request 2 with calls save(key "2"), drop(key "2")
+    And the model answers request 3 with text "Done."
+    When the session runs
+    Then the frontend was asked about "save" 1 time
+    And the frontend was asked about "drop" 2 times
+    And the tool "save" was invoked 2 times
+    And the tool "drop" was invoked 2 times
 
   @PA-19 @must
-  Scenario: an ALLOW for always is stored as policy for later sessions of the profile
+  Scenario Outline: an <answer> for always is stored as policy for later sessions of the profile
     Given a resource tool "save" from provider "store"
     And a policy rule "ask-save" that asks for "save"
     And the kernel has a writable policy store
     And the session uses a profile of its own
-    And the frontend answers permission for "save" with ALLOW and scope ALWAYS
+    And the frontend answers permission for "save" with <answer> and scope ALWAYS
     And the model answers request 1 with calls save(key "1")
     And the model answers request 2 with text "Done."
     When the session runs
     Then the frontend was asked about "save" 1 time
     When a second session runs under the same profile
     Then the second session asked the frontend about "save" 0 times
-    And the tool "save" was invoked 1 time in the second session
+    And the tool "save" was invoked <runs> time in the second session
+
+    Examples:
+      | answer | runs |
+      | ALLOW  | 1    |
+      | DENY   | 0    |
 
   @PA-19 @must
   Scenario: without a policy store an ALLOW for always is refused with an error, never quietly shortened

@@ -201,7 +201,7 @@ func (g *Gate) answer(cc wire.CallContext, it wire.PlanItem, d wire.PlanDecision
 	default:
 		return Ruling{Reason: "denied: the frontend answered " + d.Decision}, ""
 	}
-	life := g.cfg.Answers.Lifetime(d.Scope, g.cfg.PersistAlways)
+	life := g.lifetime(decision, d.Scope)
 	if life == LifetimeRefused {
 		if d.Scope == wire.ScopeAlways {
 			return refuse(CategoryAlwaysUnsupported, "this kernel has no writable policy store, so an ALWAYS decision cannot be kept; answer with ONCE or SESSION")
@@ -262,14 +262,14 @@ func (g *Gate) remember(life Lifetime, provider, tool, decision string) {
 		fallthrough // an ALWAYS answer holds for this session as well
 	case LifetimeSession:
 		g.mu.Lock()
-		g.session[[2]string{provider, tool}] = decision
+		g.session[g.memoryKey(provider, tool)] = decision
 		g.mu.Unlock()
 	}
 }
 
 func (g *Gate) remembered(provider, tool string) (decision, by string, ok bool) {
 	g.mu.Lock()
-	d, ok := g.session[[2]string{provider, tool}]
+	d, ok := g.session[g.memoryKey(provider, tool)]
 	g.mu.Unlock()
 	if ok {
 		return d, DecidedBySession, true

@@ -1,0 +1,36 @@
+package plangate
+
+// Optional parts of Answers. The reference answers implement neither; a
+// test kernel (a mutant the suite must catch, or a legal variant it must
+// not blame) implements one to change a single rule of remembered
+// decisions without copying the gate.
+
+// DecisionLifetimer lets how long a decision holds depend on the decision
+// as well as on its scope, e.g. a kernel that remembers a SESSION-scoped
+// allow but not a deny.
+type DecisionLifetimer interface {
+	// LifetimeOf is Lifetime for a decision of wire.PolicyAllow or
+	// wire.PolicyDeny.
+	LifetimeOf(decision, scope string, persist bool) Lifetime
+}
+
+// MemoryKeyer says which later items a SESSION- or ALWAYS-scoped verdict
+// covers in the session; the reference covers the same provider and tool
+// (PA-18).
+type MemoryKeyer interface {
+	MemoryKey(provider, tool string) [2]string
+}
+
+func (g *Gate) lifetime(decision, scope string) Lifetime {
+	if l, ok := g.cfg.Answers.(DecisionLifetimer); ok {
+		return l.LifetimeOf(decision, scope, g.cfg.PersistAlways)
+	}
+	return g.cfg.Answers.Lifetime(scope, g.cfg.PersistAlways)
+}
+
+func (g *Gate) memoryKey(provider, tool string) [2]string {
+	if k, ok := g.cfg.Answers.(MemoryKeyer); ok {
+		return k.MemoryKey(provider, tool)
+	}
+	return [2]string{provider, tool}
+}
