@@ -76,6 +76,7 @@ func (k *Kernel) Info() wire.InitializeResult {
 	caps := append([]string(nil), Capabilities...)
 	r := Readings()
 	r["plan.preview_timeout_ms"] = strconv.FormatInt(k.previewTimeout.Milliseconds(), 10)
+	r["doom_loop.status"] = k.parts.DoomLoop.Status()
 	info := wire.InitializeResult{
 		ProtocolVersion: wire.Version,
 		Kernel:          wire.Peer{Name: Name, Version: Version},

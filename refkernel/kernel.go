@@ -41,6 +41,7 @@ type Kernel struct {
 	clock          clock.Clock
 	ids            ids.Generator
 	previewTimeout time.Duration
+	clockDelay     time.Duration
 	store          plangate.Store
 	tree           *subagent.Tree // every live session, roots and children (spawn.go)
 	declare        func(*wire.InitializeResult)
@@ -71,6 +72,11 @@ func WithDeclaration(f func(*wire.InitializeResult)) Option {
 	return func(k *Kernel) { k.declare = f }
 }
 
+// WithClockStartDelay starts each root session's wall clock this long after
+// the session starts: a correct kernel that times sessions from a later mark
+// for the legal variants.
+func WithClockStartDelay(d time.Duration) Option { return func(k *Kernel) { k.clockDelay = d } }
+
 // WithPolicyStore replaces the store of ALWAYS-scoped decisions (default:
 // one in memory for the kernel's lifetime).
 func WithPolicyStore(s plangate.Store) Option { return func(k *Kernel) { k.store = s } }
@@ -98,15 +104,16 @@ func New(p Parts, opts ...Option) *Kernel {
 // a result, whatever its status.
 func (k *Kernel) Run(ctx context.Context, h Host, p wire.RunParams) (wire.RunSessionResult, error) {
 	s, err := loop.NewSession(loop.Setup{
-		Parts:          k.parts,
-		Host:           h,
-		Clock:          k.clock,
-		IDs:            k.ids,
-		PreviewTimeout: k.previewTimeout,
-		Store:          k.store,
-		Params:         p,
-		Tree:           k.tree,
-		DFPrior:        k.df.prior(p.SessionID), // a re-opened session (dfirst.go)
+		Parts:           k.parts,
+		Host:            h,
+		Clock:           k.clock,
+		IDs:             k.ids,
+		PreviewTimeout:  k.previewTimeout,
+		ClockStartDelay: k.clockDelay,
+		Store:           k.store,
+		Params:          p,
+		Tree:            k.tree,
+		DFPrior:         k.df.prior(p.SessionID), // a re-opened session (dfirst.go)
 	})
 	if errors.Is(err, loop.ErrSessionRunning) {
 		return wire.RunSessionResult{}, ErrSessionRunning

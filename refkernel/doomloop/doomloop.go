@@ -14,7 +14,9 @@ import (
 // default in [3, 5].
 const DefaultThreshold = 3
 
-// Status is the session status a doom-loop ending reports.
+// Status is the session status a doom-loop ending reports by default. The
+// spec has no subtype for it; a kernel declares its choice as the
+// reading doom_loop.status.
 const Status = wire.StatusErrorMaxTurns
 
 // Trip describes a fired detector, as carried by the doom_loop event.
@@ -29,10 +31,22 @@ type Trip struct {
 type Detector interface {
 	Hash(tool string, input json.RawMessage) string
 	Check(history []string, threshold int) (Trip, bool)
+	// Status is the status a doom-loop ending reports.
+	Status() string
 }
 
-// Standard is the reference detector.
-type Standard struct{}
+// Standard is the reference detector. EndStatus, when set, replaces Status
+// as the status of a doom-loop ending: a kernel with another reading of
+// A-06 (the legal variants use it).
+type Standard struct{ EndStatus string }
+
+// Status implements Detector.
+func (d Standard) Status() string {
+	if d.EndStatus != "" {
+		return d.EndStatus
+	}
+	return Status
+}
 
 // Hash implements Detector. Input that is not JSON is hashed as raw bytes,
 // so two identical malformed inputs still collide.

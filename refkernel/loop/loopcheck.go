@@ -54,6 +54,6 @@ func (s *Session) modelCheck(t *Turn, calls []*Call) error {
 		return nil
 	}
 	s.emit(t.ID, wire.EventDoomLoop, map[string]any{"tier": "model_check", "window": len(s.limits.recent)})
-	t.Fired = &bounds.Fired{Bound: bounds.DoomLoop, Status: doomloop.Status}
+	t.Fired = &bounds.Fired{Bound: bounds.DoomLoop, Status: s.parts.DoomLoop.Status()}
 	return nil
 }

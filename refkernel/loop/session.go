@@ -39,6 +39,10 @@ type Setup struct {
 	// DFPrior is what the session's earlier runs left to this one, for a
 	// re-opened deterministic-first session (dfirst.go); nil otherwise.
 	DFPrior *dfirst.State
+	// ClockStartDelay starts the session's wall clock this long after the
+	// session itself (zero for the reference kernel): a kernel that times
+	// the session from the end of some setup work.
+	ClockStartDelay time.Duration
 }
 
 // Session is one root session. Only the goroutine running Run touches its
@@ -49,6 +53,7 @@ type Session struct {
 	clock          clock.Clock
 	ids            ids.Generator
 	previewTimeout time.Duration
+	clockDelay     time.Duration
 	cfg            wire.SessionConfig
 	id             string
 	prompt         string
@@ -113,6 +118,7 @@ func NewSession(s Setup) (*Session, error) {
 		clock:          s.Clock,
 		ids:            s.IDs,
 		previewTimeout: s.PreviewTimeout,
+		clockDelay:     s.ClockStartDelay,
 		cfg:            cfg,
 		id:             s.Params.SessionID,
 		prompt:         s.Params.Prompt,
@@ -149,7 +155,7 @@ func NewSession(s Setup) (*Session, error) {
 func (s *Session) Run(ctx context.Context) wire.RunSessionResult {
 	ctx = s.node.Attach(ctx) // cancelling the session cancels its subtree (SA-08)
 	defer func() { s.node.End(s.transcript()) }()
-	s.started = s.clock.Now()
+	s.started = s.clock.Now().Add(s.clockDelay)
 	ctx, span := s.tracer.Start(ctx, wire.RoleSession, "session", attribute.String("conform.profile", s.cfg.Profile))
 	s.meta(wire.StatusRunning)
 

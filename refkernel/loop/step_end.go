@@ -79,7 +79,7 @@ func stepDoomLoop(t *Turn) error {
 	s.emit(t.ID, wire.EventDoomLoop, map[string]any{
 		"tool": lastTool(t), "hash": trip.Hash, "count": trip.Count, "threshold": trip.Threshold,
 	})
-	t.Fired = &bounds.Fired{Bound: bounds.DoomLoop, Status: doomloop.Status}
+	t.Fired = &bounds.Fired{Bound: bounds.DoomLoop, Status: s.parts.DoomLoop.Status()}
 	return nil
 }
 

@@ -106,6 +106,12 @@ func init() {
 				p.Steps = doomRaises()
 				return p
 			}},
+		Mutant{Name: "doomloop/declared-failed", Targets: []string{"TA-08", "TA-26"},
+			Breaks: "a doom-loop ending reports failed, and the kernel declares failed as its doom_loop.status (A-06 allows no such reading)",
+			Apply: func(p loop.Parts) loop.Parts {
+				p.DoomLoop = doomloop.Standard{EndStatus: wire.StatusFailed}
+				return p
+			}},
 		Mutant{Name: "doomloop/no-model-check", Targets: []string{"TA-13"},
 			Breaks: "the second-tier model check never asks the model",
 			Apply: func(p loop.Parts) loop.Parts {
