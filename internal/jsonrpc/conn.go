@@ -106,8 +106,9 @@ type Conn struct {
 
 	wmu    sync.Mutex
 	nextID atomic.Int64
-	waited atomic.Int64 // nanoseconds spent in finished reads of the peer's output
-	readAt atomic.Int64 // start of the read in progress (Now in ns), 0 when none
+	waited atomic.Int64 // nanoseconds the read loop waited for the peer's output
+	readAt atomic.Int64 // start of the wait in progress (Now in ns), 0 when none
+	ahead  *prefetch
 
 	// read loop only
 	seq       int64
@@ -166,7 +167,8 @@ func New(r io.Reader, w io.Writer, closer io.Closer, h Handler, opt Options) *Co
 		pending: map[string]*pending{}, abandoned: map[string]string{}, answered: map[string]string{},
 		incoming: map[string]incoming{}, done: make(chan struct{}),
 	}
-	c.r = bufio.NewReaderSize(timedReader{r, c}, 64<<10)
+	c.ahead = newPrefetch(c, r)
+	c.r = bufio.NewReaderSize(c.ahead, 64<<10)
 	c.idle = sync.NewCond(&c.mu)
 	return c
 }

@@ -36,6 +36,7 @@ func (c *Conn) readLine() ([]byte, error) {
 }
 
 func (c *Conn) readLoop() {
+	go c.ahead.fill()
 	for {
 		line, err := c.readLine()
 		if err != nil {
@@ -63,28 +64,10 @@ func (c *Conn) readLoop() {
 	}
 }
 
-// timedReader measures the time the read loop spends waiting for the peer:
-// a read returns at once when the peer has written, and blocks when it has
-// not.
-type timedReader struct {
-	r io.Reader
-	c *Conn
-}
-
-func (t timedReader) Read(p []byte) (int, error) {
-	start := t.c.opt.Now().UnixNano()
-	t.c.readAt.Store(start)
-	n, err := t.r.Read(p)
-	t.c.readAt.Store(0)
-	t.c.waited.Add(t.c.opt.Now().UnixNano() - start)
-	return n, err
-}
-
-// Waited is how long the connection has spent waiting for the peer to
-// write, the read in progress included. The rest of its time it was
-// handling what the peer sent; a caller with a deadline charges the peer
-// only for this, so that its own slowness under a flood of messages is not
-// taken for the peer's.
+// Waited is how long the read loop has spent waiting for the peer to write,
+// with nothing of its output left to handle (prefetch), the wait in progress
+// included. A caller with a deadline charges the peer only for this, so that
+// its own slowness under a flood of messages is not taken for the peer's.
 func (c *Conn) Waited() time.Duration {
 	w := c.waited.Load()
 	if at := c.readAt.Load(); at != 0 {
