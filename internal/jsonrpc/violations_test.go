@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -271,5 +272,42 @@ func TestWaitedCountsReads(t *testing.T) {
 	}
 	if got, n := c.Waited(), ms.Load(); got <= 0 || got >= time.Duration(n)*time.Millisecond {
 		t.Errorf("Waited = %v, want between 0 and the %d ms the clock moved", got, n)
+	}
+}
+
+// TestPrefetchEndsWithTheConnection: a peer that keeps writing while the
+// read loop is stuck fills the read-ahead; closing the connection ends the
+// goroutine that fills it, whatever it was blocked on.
+func TestPrefetchEndsWithTheConnection(t *testing.T) {
+	before := runtime.NumGoroutine()
+	stuck := make(chan struct{})
+	h := func(context.Context, *Request) (any, error) { <-stuck; return nil, nil }
+	r, w := io.Pipe()
+	c := New(r, io.Discard, nil, h, Options{})
+	c.Start()
+	go func() {
+		line := []byte(`{"jsonrpc":"2.0","method":"tick","params":{"pad":"` + strings.Repeat("x", 1000) + `"}}` + "\n")
+		for {
+			if _, err := w.Write(line); err != nil {
+				return
+			}
+		}
+	}()
+	// Wait until the read-ahead is full: the writer is then blocked.
+	deadline := time.Now().Add(guard)
+	for len(c.ahead.chunks) < prefetchChunks && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if len(c.ahead.chunks) < prefetchChunks {
+		t.Fatalf("read-ahead holds %d chunks, want %d", len(c.ahead.chunks), prefetchChunks)
+	}
+	c.Close()
+	close(stuck)
+	r.Close()
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after close, %d before", n, before)
 	}
 }
