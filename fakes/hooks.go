@@ -67,6 +67,10 @@ type HookBehavior struct {
 	Hold time.Duration
 	// Barrier, when set, holds each call until the barrier opens.
 	Barrier *Barrier
+	// Limit is how long a HookHang call is held at most; zero means
+	// HangLimit. The step library stretches it with the run's timeout
+	// multiplier, like the timeouts it must outlast.
+	Limit time.Duration
 }
 
 // Hooks are the fake hook subscribers, by subscriber id.
@@ -115,7 +119,11 @@ func (h *Hooks) dispatch(ctx context.Context, done <-chan struct{}, p wire.HookD
 	}
 	switch b.Action {
 	case HookHang:
-		if err := holdFor(ctx, done, HangLimit); err != nil {
+		limit := b.Limit
+		if limit <= 0 {
+			limit = HangLimit
+		}
+		if err := holdFor(ctx, done, limit); err != nil {
 			return nil, err
 		}
 	case HookError:

@@ -5,15 +5,17 @@ Feature: Hook subscriber failures
   an answer the kernel may not use, aborts the chain with a hook_error
   event that the kernel attributes to the subscriber, and the turn does not
   go on with the payload it had. A veto's failure counts as a deny.
-  Timeouts in this file are set per subscriber to 100 ms; a hanging fake
-  holds its call until the kernel cancels it.
+  Timeouts in this file are set per subscriber to 1000 ms: a subscriber
+  that fails or crashes answers at once, a full second before it, and a
+  hanging one holds its call until the kernel cancels it (or 2 s pass), a
+  second after it, so a loaded machine cannot turn one into the other.
 
   @HD-02 @must
   Scenario Outline: a failing observer changes nothing and does not stop the chain (the observer <behaviour>)
     Given these hook subscribers at "pre-model-call", in this order:
       | subscriber | mode      | behaviour   | timeout ms |
       | T1         | transform | appends "A" |            |
-      | O1         | observe   | <behaviour> | 100        |
+      | O1         | observe   | <behaviour> | 1000       |
       | T2         | transform | appends "B" |            |
     And the model answers request 1 with text "Finished."
     When the session runs
@@ -58,7 +60,7 @@ Feature: Hook subscriber failures
 
     Given these hook subscribers at "pre-model-call", in this order:
       | subscriber | mode      | behaviour   | timeout ms |
-      | T1         | transform | <behaviour> | 100        |
+      | T1         | transform | <behaviour> | 1000       |
       | O2         | observe   |             |            |
     When the session runs
     Then hook subscriber "O2" was never dispatched
@@ -151,7 +153,7 @@ Feature: Hook subscriber failures
     And a policy rule "allow-write" that allows "write"
     And these hook subscribers at "plan-ready", in this order:
       | subscriber | mode | behaviour   | timeout ms |
-      | V          | veto | <behaviour> | 100        |
+      | V          | veto | <behaviour> | 1000       |
     And the model answers request 1 with call write(path "a")
     And the model answers request 2 with text "Finished."
     When the session runs

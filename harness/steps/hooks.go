@@ -32,11 +32,10 @@ type hookState struct {
 const hookBarrierTimeout = time.Second
 
 // hookMinWait is the least waiting the harness demands for a timeout of d.
-// It measures from the request's arrival, which trails the kernel's own
-// timer by the request's transit time, so on a loaded machine the
-// measured wait can fall short of d; half of d still catches a kernel
-// that gives up at once or uses a much shorter timeout, without letting
-// load flip a verdict.
+// Arrival times trail the kernel's own timer by the request's transit
+// time, so on a loaded machine the measured wait can fall short of d; half
+// of d still catches a kernel that gives up at once or uses a much shorter
+// timeout, without letting load flip a verdict.
 func hookMinWait(d time.Duration) time.Duration { return d / 2 }
 
 func init() {
@@ -152,6 +151,10 @@ func (s *Scenario) declareHook(id, point, mode, behaviour string) error {
 	if marker != "" {
 		s.hooks.markers = append(s.hooks.markers, marker)
 	}
+	b.Hold = s.env.Scale(b.Hold)
+	if b.Action == fakes.HookHang {
+		b.Limit = s.env.Scale(fakes.HangLimit)
+	}
 	s.Cfg.Hooks.Subscribers = append(s.Cfg.Hooks.Subscribers, wire.Subscriber{ID: id, Point: point, Mode: mode})
 	s.World.Hooks.Set(id, b)
 	return nil
@@ -199,15 +202,22 @@ func (s *Scenario) hookTable(point string, t *godog.Table) error {
 			if err != nil {
 				return fmt.Errorf("row %d: timeout ms %q is not a number", i, ms)
 			}
-			s.Cfg.Hooks.Subscribers[len(s.Cfg.Hooks.Subscribers)-1].TimeoutMS = n
+			s.Cfg.Hooks.Subscribers[len(s.Cfg.Hooks.Subscribers)-1].TimeoutMS = s.scaleMS(n)
 		}
 	}
 	return nil
 }
 
 func (s *Scenario) defaultHookTimeout(ms int) error {
-	s.Cfg.Hooks.DefaultTimeoutMS = ms
+	s.Cfg.Hooks.DefaultTimeoutMS = s.scaleMS(ms)
 	return nil
+}
+
+// scaleMS stretches a duration in ms written in a feature by the run's
+// timeout multiplier (--timeout-multiplier), so that hook timeouts, the
+// fakes' holds and the checks' bounds all grow together.
+func (s *Scenario) scaleMS(ms int) int {
+	return int(s.env.Scale(time.Duration(ms)*time.Millisecond) / time.Millisecond)
 }
 
 // eachDeclaration applies f to every declaration of a subscriber id.
@@ -226,7 +236,7 @@ func (s *Scenario) eachDeclaration(id string, f func(*wire.Subscriber)) error {
 }
 
 func (s *Scenario) hookTimeout(id string, ms int) error {
-	return s.eachDeclaration(id, func(sub *wire.Subscriber) { sub.TimeoutMS = ms })
+	return s.eachDeclaration(id, func(sub *wire.Subscriber) { sub.TimeoutMS = s.scaleMS(ms) })
 }
 
 func (s *Scenario) thirdPartyHook(id string) error {
@@ -304,19 +314,6 @@ func (s *Scenario) hookMode(id, point string) string {
 		}
 	}
 	return ""
-}
-
-func (s *Scenario) hookTimeoutOf(id string) time.Duration {
-	for _, sub := range s.Cfg.Hooks.Subscribers {
-		if sub.ID == id {
-			ms := sub.TimeoutMS
-			if ms == 0 {
-				ms = s.Cfg.Hooks.DefaultTimeoutMS
-			}
-			return time.Duration(ms) * time.Millisecond
-		}
-	}
-	return 0
 }
 
 // hookMarkersIn lists the scripted markers found in messages, in order.
