@@ -73,6 +73,9 @@ type BuildOptions struct {
 	Interrupted bool
 	// Warnings are carried into the report as they are.
 	Warnings []string
+	// Shard is "K/N" when the run covered one slice of its selection; a
+	// slice makes no compliance claim (conform merge folds the slices).
+	Shard string
 }
 
 // BuildWith is Build for a run made with options.
@@ -401,7 +404,7 @@ func compliance(reqs []RequirementResult, opt BuildOptions) Compliance {
 		NotTested:    notTested,
 		Unverifiable: unverifiable,
 		Partial:      partials,
-		Complete:     notTested == 0 && unverifiable == 0 && !opt.Interrupted && opt.Selection == "",
+		Complete:     notTested == 0 && unverifiable == 0 && !opt.Interrupted && opt.Selection == "" && opt.Shard == "",
 	}
 	scope := fmt.Sprintf("%d agent-loop %s", total, plural(total, "requirement", "requirements"))
 	apart := ""
@@ -413,6 +416,10 @@ func compliance(reqs []RequirementResult, opt BuildOptions) Compliance {
 	case opt.Interrupted:
 		c.Level = LevelNone
 		c.Label = fmt.Sprintf("no compliance claim: the run was interrupted before every scenario ran (%d of %s checked)", total-notTested, scope)
+		return c
+	case opt.Shard != "":
+		c.Level = LevelNone
+		c.Label = fmt.Sprintf("no compliance claim: this is shard %s of the run; merge every shard (conform merge) for the verdict. It checked %s", opt.Shard, checkedList(reqs))
 		return c
 	case opt.Selection != "":
 		c.Level = LevelNone

@@ -142,6 +142,12 @@ type Report struct {
 	Selection string `json:"selection,omitempty"`
 	// Stability is set when the run was repeated (--repeat).
 	Stability *Stability `json:"stability,omitempty"`
+	// Shard is set when the run covered one slice of its selection
+	// (--shard K/N); Merged when the report folds others (conform merge);
+	// Baseline when known failures were given (--baseline). See ci.go.
+	Shard    *ShardInfo      `json:"shard,omitempty"`
+	Merged   *MergeInfo      `json:"merged,omitempty"`
+	Baseline *BaselineResult `json:"baseline,omitempty"`
 }
 
 // Summary counts verdicts. Every status key is always present, zero or not.
@@ -295,6 +301,9 @@ type reportJSON struct {
 	Interrupted  bool                `json:"interrupted"`
 	Selection    string              `json:"selection,omitempty"`
 	Stability    *Stability          `json:"stability,omitempty"`
+	Shard        *ShardInfo          `json:"shard,omitempty"`
+	Merged       *MergeInfo          `json:"merged,omitempty"`
+	Baseline     *BaselineResult     `json:"baseline,omitempty"`
 }
 
 // MarshalJSON writes Duration as duration_ms. It also fills what a
@@ -333,6 +342,9 @@ func (r Report) MarshalJSON() ([]byte, error) {
 		Interrupted:  r.Interrupted,
 		Selection:    r.Selection,
 		Stability:    r.Stability,
+		Shard:        r.Shard,
+		Merged:       r.Merged,
+		Baseline:     r.Baseline,
 	})
 }
 
@@ -357,6 +369,9 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 		Interrupted:  v.Interrupted,
 		Selection:    v.Selection,
 		Stability:    v.Stability,
+		Shard:        v.Shard,
+		Merged:       v.Merged,
+		Baseline:     v.Baseline,
 	}
 	return nil
 }
