@@ -67,12 +67,39 @@ func (e *Endpoint) setHeld() {
 	e.mu.Unlock()
 }
 
-// StderrTail is the end of what the kernel wrote to stderr.
+// StderrTail is the end of what the kernel wrote to stderr (at most
+// stderrReported bytes: it goes into failure texts).
 func (e *Endpoint) StderrTail() string {
 	if e.stderr == nil {
 		return ""
 	}
-	return e.stderr.String()
+	s := e.stderr.String()
+	if len(s) > stderrReported {
+		s = s[len(s)-stderrReported:]
+	}
+	return s
+}
+
+// stderrReported bounds the stderr a failure text quotes.
+const stderrReported = 8 << 10
+
+// StderrMark is how many bytes the kernel has written to stderr so far; -1
+// when the kernel has no stderr (it runs in-process).
+func (e *Endpoint) StderrMark() int64 {
+	if e.stderr == nil {
+		return -1
+	}
+	return e.stderr.Written()
+}
+
+// StderrSince is what the kernel wrote to stderr after mark, as far as the
+// kept window reaches, and how many of those bytes the window no longer
+// holds (a repro bundle says so rather than pass a tail for the whole).
+func (e *Endpoint) StderrSince(mark int64) (string, int64) {
+	if e.stderr == nil || mark < 0 {
+		return "", 0
+	}
+	return e.stderr.Since(mark)
 }
 
 func (e *Endpoint) setExit(err error) {
@@ -82,11 +109,12 @@ func (e *Endpoint) setExit(err error) {
 	close(e.exited)
 }
 
-// Tail keeps the last N bytes written to it.
+// Tail keeps the last N bytes written to it, and counts them all.
 type Tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
+	mu      sync.Mutex
+	max     int
+	buf     []byte
+	written int64
 }
 
 // NewTail keeps at most max bytes.
@@ -95,8 +123,11 @@ func NewTail(max int) *Tail { return &Tail{max: max} }
 func (t *Tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.written += int64(len(p))
 	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
+	// Trimmed only once it holds twice the window, so a chatty kernel
+	// costs one copy per window written, not one per write.
+	if len(t.buf) > 2*t.max {
 		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
 	}
 	return len(p), nil
@@ -105,5 +136,28 @@ func (t *Tail) Write(p []byte) (int, error) {
 func (t *Tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return string(t.buf)
+	return string(t.buf[max(0, len(t.buf)-t.max):])
+}
+
+// Written is how many bytes were ever written.
+func (t *Tail) Written() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.written
+}
+
+// Since returns what was written after the first mark bytes, as far as the
+// window reaches, and how many of those bytes it no longer holds.
+func (t *Tail) Since(mark int64) (string, int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	held := t.buf[max(0, len(t.buf)-t.max):]
+	first := t.written - int64(len(held)) // offset of held[0]
+	if mark >= t.written {
+		return "", 0
+	}
+	if mark < first {
+		return string(held), first - mark
+	}
+	return string(held[mark-first:]), 0
 }

@@ -21,6 +21,10 @@ type Subprocess struct {
 	// environment (MinimalEnv of conform's own); an entry replaces a
 	// passed variable of the same name.
 	Env []string
+	// StderrKept is how much of the kernel's stderr is kept (default 8
+	// KiB); a run that writes repro bundles keeps more, so that a bundle
+	// holds everything a scenario's kernel wrote.
+	StderrKept int
 }
 
 // ParseCommand splits a --kernel value on blanks, honouring single and double
@@ -85,7 +89,7 @@ func (s Subprocess) Launch(ctx context.Context) (*Endpoint, error) {
 		return nil, err
 	}
 	cmd.Stdout = stdoutW
-	tail := NewTail(8 << 10)
+	tail := NewTail(max(s.StderrKept, stderrReported))
 	cmd.Stderr = tail
 	// A crashed kernel's own children may keep stderr open; do not let
 	// that delay noticing the exit.

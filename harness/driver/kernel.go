@@ -309,6 +309,13 @@ func (k *Kernel) Run(ctx context.Context, w *fakes.World, p wire.RunParams, time
 	return res, nil
 }
 
+// StderrMark and StderrSince let a scenario take what its kernel wrote to
+// stderr while it ran (for a repro bundle); see adapter.Endpoint.
+func (k *Kernel) StderrMark() int64 { return k.ep.StderrMark() }
+
+// StderrSince: see StderrMark.
+func (k *Kernel) StderrSince(mark int64) (string, int64) { return k.ep.StderrSince(mark) }
+
 // ConfigRejected is the kernel refusing a session config before it started
 // (a legitimate answer that some scenarios expect).
 type ConfigRejected struct{ Message string }

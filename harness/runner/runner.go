@@ -57,6 +57,16 @@ type Options struct {
 	TimeoutMultiplier float64
 	// Warnings are carried into the report (e.g. from the CLI).
 	Warnings []string
+	// Only, when set, narrows the selection to the scenarios it keeps (one
+	// slice of a sharded run, harness/shard); the others are neither run
+	// nor reported. Shard, when set, names that slice in the report, which
+	// then makes no compliance claim of its own.
+	Only  func(ScenarioRef) bool
+	Shard *report.ShardInfo
+	// Capture, when set, is called with everything the harness recorded of
+	// each scenario that failed or ended in error (for repro bundles). It
+	// may be called from several goroutines at once.
+	Capture func(Capture)
 }
 
 // ErrIncomplete means the run stopped before every scenario had a verdict.
@@ -110,6 +120,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	if err := CheckSteps(refs); err != nil {
 		return nil, err
 	}
+	refs, keep := only(refs, opt.Only)
 
 	pool := opt.Pool
 	if pool == nil {
@@ -119,18 +130,14 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	k, err := pool.Get(ctx)
 	if err != nil {
 		err = &InitError{Err: err}
-		return initFailed(cat, opt, started, err), err
+		return initFailed(cat, opt, refs, started, err), err
 	}
 	info := k.Info
 	pool.Put(k)
 
 	env := &steps.Env{Pool: pool, ScenarioTimeout: opt.ScenarioTimeout, Info: info, Stop: opt.Stop, TimeoutMultiplier: opt.TimeoutMultiplier}
-	col := &collector{docs: map[string]*messages.GherkinDocument{}, undefined: map[string]string{}, progress: opt.Progress, tty: opt.ProgressTTY, logLines: opt.LogLines, began: time.Now()}
-	if opt.Progress != nil {
-		if refs, err := Select(opt.FS, opt.Root, opt.Tags); err == nil {
-			col.total = len(refs)
-		}
-	}
+	col := &collector{docs: map[string]*messages.GherkinDocument{}, undefined: map[string]string{}, progress: opt.Progress, tty: opt.ProgressTTY, logLines: opt.LogLines, began: time.Now(),
+		total: len(refs), keep: keep, capture: opt.Capture}
 	// godog's formatter registry is global and not safe for concurrent
 	// use, so one formatter is registered once and finds this run's
 	// collector by the suite name it is handed.
@@ -146,6 +153,9 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	suite := godog.TestSuite{
 		Name: suiteName,
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			if keep != nil {
+				sc.Before(col.skipOthers)
+			}
 			steps.Register(sc, env, col.add)
 		},
 		Options: &godog.Options{
@@ -163,10 +173,11 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		Name: info.Kernel.Name, Version: info.Kernel.Version, Capabilities: info.Capabilities,
 		Readings: info.Readings, Command: opt.Launcher.Describe(),
 	}, results, started, time.Since(started), report.BuildOptions{
-		Selection: opt.Tags, Interrupted: interrupted, Warnings: warnings,
+		Selection: opt.Tags, Interrupted: interrupted, Warnings: warnings, Shard: shardName(opt.Shard),
 	})
 	r.Tool = report.Tool{Name: "conform", Version: Version}
 	r.Protocol = wire.Version
+	r.Shard = shardInfo(opt.Shard, len(refs))
 	if interrupted {
 		return r, ErrIncomplete
 	}
@@ -186,15 +197,29 @@ type collector struct {
 	began     time.Time
 	logLines  int
 	rows      []report.ScenarioResult
+	keep      map[string]bool // nil: every selected scenario
+	lines     map[string]map[string]int
+	capture   func(Capture)
 }
 
 func (c *collector) add(o steps.Outcome) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	row := c.row(o)
+	if c.keep != nil && !c.keep[c.refOf(o.Pickle)] {
+		c.mu.Unlock()
+		return
+	}
 	c.rows = append(c.rows, row)
 	if c.progress != nil {
 		c.report(row)
+	}
+	var cp *Capture
+	if c.capture != nil && (row.Status == report.Fail || row.Status == report.Error) {
+		cp = c.captured(o, row)
+	}
+	c.mu.Unlock()
+	if cp != nil {
+		c.capture(*cp)
 	}
 }
 
@@ -444,8 +469,7 @@ func (e *InitError) Unwrap() error { return e.Err }
 // initFailed is the report of a run whose kernel never got past initialize:
 // every selected scenario is an error with the reason, as PROTOCOL.md §4
 // promises, so a CI gate still gets its JUnit file and sees why.
-func initFailed(cat *spec.Catalog, opt Options, started time.Time, why error) *report.Report {
-	refs, _ := Select(opt.FS, opt.Root, opt.Tags)
+func initFailed(cat *spec.Catalog, opt Options, refs []ScenarioRef, started time.Time, why error) *report.Report {
 	rows := make([]report.ScenarioResult, 0, len(refs))
 	for _, ref := range refs {
 		rows = append(rows, report.ScenarioResult{
@@ -454,9 +478,10 @@ func initFailed(cat *spec.Catalog, opt Options, started time.Time, why error) *r
 		})
 	}
 	r := report.BuildWith(cat, report.Kernel{Name: "(initialize failed)", Command: opt.Launcher.Describe()}, rows, started, time.Since(started),
-		report.BuildOptions{Selection: opt.Tags, Warnings: opt.Warnings})
+		report.BuildOptions{Selection: opt.Tags, Warnings: opt.Warnings, Shard: shardName(opt.Shard)})
 	r.Tool = report.Tool{Name: "conform", Version: Version}
 	r.Protocol = wire.Version
+	r.Shard = shardInfo(opt.Shard, len(refs))
 	return r
 }
 

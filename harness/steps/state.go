@@ -65,6 +65,14 @@ type Scenario struct {
 	Checks []CheckOutcome
 	// Observations are recorded without judging (observe).
 	Observations []Observation
+	// Stderr is what the scenario's kernel wrote to stderr while the
+	// scenario held it, for a repro bundle; StderrLost counts the bytes
+	// the kept window no longer held. HasStderr is false when the kernel
+	// has none (in-process) or never started.
+	Stderr     string
+	StderrLost int64
+	HasStderr  bool
+	stderrMark int64
 
 	tagged map[string]bool // the scenario's tags, without "@"
 	step   *godog.Step     // the step being run
@@ -144,6 +152,7 @@ func (s *Scenario) run(ctx context.Context) error {
 		return err
 	}
 	s.kernel = k
+	s.stderrMark = k.StderrMark()
 	if s.cancelOnHang > 0 {
 		s.World.Model.OnHang = func(session string) {
 			go func() { _ = k.Cancel(context.Background(), session) }()
@@ -207,6 +216,10 @@ func (s *Scenario) release() {
 	s.World.Close()
 	if s.kernel == nil {
 		return
+	}
+	if s.stderrMark >= 0 {
+		s.Stderr, s.StderrLost = s.kernel.StderrSince(s.stderrMark)
+		s.HasStderr = true
 	}
 	s.kernel.Unregister(s.World)
 	if s.Fault != nil || s.cutReason() != "" {
