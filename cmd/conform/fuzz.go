@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentconform/conform/harness/fuzz"
+	"github.com/agentconform/conform/harness/shard"
 )
 
 type fuzzFlags struct {
@@ -22,6 +23,7 @@ type fuzzFlags struct {
 	shrink      time.Duration
 	timeout     time.Duration
 	verbose     bool
+	shard       string
 }
 
 func newFuzzCmd() *cobra.Command {
@@ -61,6 +63,7 @@ did not, 2 on a usage or harness error, 3 when interrupted.`,
 	fl.DurationVar(&f.shrink, "shrink-time", 30*time.Second, "time spent shrinking a failure")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "time one session may take before the kernel is declared hung")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show the generator's progress")
+	fl.StringVar(&f.shard, "shard", "", "run slice K of N of the campaign (e.g. 2/4): its share of --cases under a seed derived from --seed, so a CI matrix covers the campaign once")
 	return cmd
 }
 
@@ -73,9 +76,28 @@ func runFuzz(cmd *cobra.Command, f fuzzFlags) error {
 	case f.shrink <= 0:
 		return usage("--shrink-time must be positive, not %v", f.shrink)
 	}
+	sh, err := shard.Parse(f.shard)
+	if err != nil {
+		return usage("--shard %v", err)
+	}
 	l, err := launcher(cmd, f.kernel)
 	if err != nil {
 		return err
+	}
+	if !sh.Whole() {
+		// Each slice has its own seed, derived from --seed (or picked at
+		// random without one) and printed, so a failure reproduces with
+		// --seed alone.
+		cases := shard.Cases(f.cases, sh)
+		if cases == 0 {
+			fmt.Fprintf(cmd.OutOrStdout(), "conform fuzz: shard %s has no case (--cases %d over %d shards)\n", sh, f.cases, sh.N)
+			return nil
+		}
+		if f.seed != 0 {
+			f.seed = shard.Seed(f.seed, sh)
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "conform fuzz: shard %s runs %d of %d cases\n", sh, cases, f.cases)
+		f.cases = cases
 	}
 	opt := fuzz.Options{Launcher: l, Cases: f.cases, Seed: f.seed, RealTime: f.realTime,
 		OutDir: f.out, ShrinkTime: f.shrink, ScenarioTimeout: f.timeout}

@@ -23,5 +23,6 @@ frontend providers, drives the kernel over the conform.wire/v1 protocol
 	// The template is fixed text: escape what text/template would read.
 	root.SetVersionTemplate(strings.ReplaceAll(versionText(), "{{", "{{`{{`}}"))
 	root.AddCommand(newRunCmd(), newListCmd(), newExplainCmd(), newKernelCmd(), newFuzzCmd(), newVersionCmd())
+	root.AddCommand(newBaselineCmd(), newDiffCmd(), newMergeCmd(), newReplayCmd())
 	return root
 }
