@@ -17,8 +17,10 @@
 // All ask items of one plan go to the frontend in one frontend/permission
 // request (PA-02, capability plan.batched_ask), and each is decided by its
 // own plan_item_id. What a decision's scope means is a swappable part
-// (Answers): a SESSION-scoped answer is remembered in memory per provider
-// and tool for the rest of the session (PA-18); an ALWAYS answer is stored
+// (Answers, with the optional DecisionLifetimer and MemoryKeyer a test
+// kernel implements to change one rule): a SESSION-scoped answer is
+// remembered in memory per provider and tool for the rest of the session
+// (PA-18); an ALWAYS answer is stored
 // in the kernel's policy store when config.policy.persist_always is set,
 // and otherwise refused with an error event of category
 // always_scope_unsupported (PA-19). A corrected_input is checked against the
