@@ -52,15 +52,15 @@ Feature: Error recovery
   @ER-01 @ER-05 @must
   Scenario: twelve calls retried twice: taken together, the waits start at the base delay and grow
     With 24 waits, full jitter keeps every wait below 56% of its nominal
-    delay, or every second retry below 1.5 base delays, only with a chance
-    of one in a million; a kernel that retries at once, or waits the base
-    delay every time, does both.
+    delay, or every second retry below two base delays, only with a chance
+    of one in a million; a kernel that retries at once does the first, one
+    that waits the base delay every time the second.
     Given a data_source tool "search" from provider "web" declared safe with no key fields
-    And retry settings of base 40 ms, factor 5 and 2 retries per call
+    And retry settings of base 40 ms, factor 8 and 2 retries per call
     And a session-wide cap of 30 retries
     And the model fails each of 12 calls 2 times with "rate_limited", answers each with a call to "search" whose query changes each time, then with text "Done."
     When the session runs
-    Then the waits of all 24 retries, taken together, follow a backoff from 40 ms growing by a factor of 5
+    Then the waits of all 24 retries, taken together, follow a backoff from 40 ms growing by a factor of 8
 
   @ER-01 @must
   Scenario: a retry-after longer than the backoff is honoured in full
@@ -155,14 +155,14 @@ Feature: Error recovery
     And the waits before model requests 2 to 3 follow a backoff from 500 ms growing by a factor of 2
 
   @ER-05 @must
-  Scenario: without retry settings, ten first retries wait, taken together, like the shipped base of 500 ms
-    With 10 waits, full jitter keeps all of them below a quarter of the
-    500 ms base only with a chance of one in a million; a kernel whose
-    default base is 100 ms always does.
+  Scenario: without retry settings, twelve first retries wait, taken together, like the shipped base of 500 ms
+    With 12 waits, full jitter keeps all of them below 32% of the 500 ms
+    base only with a chance of one in a million; a kernel whose default
+    base is 100 ms never reaches 20%.
     Given a data_source tool "search" from provider "web" declared safe with no key fields
-    And the model fails each of 10 calls 1 time with "rate_limited", answers each with a call to "search" whose query changes each time, then with text "Done."
+    And the model fails each of 12 calls 1 time with "rate_limited", answers each with a call to "search" whose query changes each time, then with text "Done."
     When the session runs
-    Then the waits of all 10 retries, taken together, follow a backoff from 500 ms growing by a factor of 2
+    Then the waits of all 12 retries, taken together, follow a backoff from 500 ms growing by a factor of 2
 
   @ER-05 @must
   Scenario: base delay, factor and retry count are taken from the retry settings

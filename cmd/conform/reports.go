@@ -25,6 +25,9 @@ func prepareReports(f runFlags) ([]reportOut, error) {
 		{"--report-json", f.jsonOut, report.WriteJSON},
 		{"--junit", f.junitOut, report.WriteJUnit},
 		{"--markdown", f.mdOut, report.WriteMarkdown},
+		{"--html", f.htmlOut, report.WriteHTML},
+		{"--badge", f.badgeOut, report.WriteBadge},
+		{"--badge-json", f.badgeJSON, report.WriteBadgeJSON},
 	}
 	var outs []reportOut
 	seen := map[string]string{}

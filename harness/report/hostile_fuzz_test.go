@@ -10,7 +10,8 @@ import (
 )
 
 // FuzzHostileText runs any kernel string through every writer with the same
-// checks as TestHostileText, and through the JSON report as the CLI writes
+// checks as TestHostileText (the HTML page and the Markdown report's Mermaid
+// diagrams included), and through the JSON report as the CLI writes
 // it (redacted, then validated against spec/report.schema.json). The seeds
 // are the hostile strings; testdata/fuzz/FuzzHostileText holds what fuzzing
 // found, replayed by go test.
@@ -30,6 +31,8 @@ func FuzzHostileText(f *testing.F) {
 		checkText(t, r)
 		checkMarkdown(t, r, "")
 		checkJUnit(t, r)
+		checkHTML(t, r, "")
+		checkMermaid(t, r)
 		checkJSON(t, s)
 	})
 }

@@ -81,9 +81,30 @@ func hostileReport(text string) *Report {
 		{File: "features/hooks.feature", Line: 7, Name: "observers", Tags: []string{"@HD-07"}, Status: Skipped, Failure: text},
 		{File: "features/hooks.feature", Line: 20, Name: "hidden channel", Tags: []string{"@HD-01"}, Status: Unverifiable, Failure: text},
 	}
+	// The failing scenario's check, observation and recorded exchange say
+	// it too; so does the erring one's exchange, and a warning.
+	scs[1].Checks = []CheckResult{{Step: "the kernel ran 1 ordinary turns", Line: 41, Requirements: []string{"TA-02"}, Status: Fail, Message: text}}
+	scs[1].Observations = []Observation{{Subject: "A-05", Scenario: "features/turn.feature:40", What: text}}
+	scs[1].Exchange, scs[1].ExchangeOmitted = hostileExchange(text), 3
+	scs[2].Exchange = hostileExchange(text)
 	r := Build(testCatalog(), k, scs, started, time.Second)
 	r.Protocol = "conform.wire/v1"
+	r.Warnings = []string{"unknown capability " + text}
 	return r
+}
+
+// hostileExchange puts text into every string of a recorded message a
+// kernel controls, in every kind of arrow a diagram draws.
+func hostileExchange(text string) []Message {
+	at := func(v float64) *float64 { return &v }
+	return []Message{
+		{Seq: 1, AtMS: 1, DoneMS: at(2), Kind: "request", Method: "model/stream", Session: text, Label: "model/stream"},
+		{Seq: 3, AtMS: 3, DoneMS: at(4), Kind: "request", Method: "tool/invoke", Session: text, Label: "invoke " + text},
+		{Seq: 5, AtMS: 5, DoneMS: at(6), Kind: "request", Method: "hook/dispatch", Label: "hook pre-tool-call " + text, Error: text},
+		{Seq: 7, AtMS: 7, Kind: "notification", Method: "event", Label: "event " + text},
+		{Seq: 8, AtMS: 8, Kind: "request", Method: text, Label: text, Unanswered: true},
+		{Seq: 9, AtMS: 9, Kind: "harness", Method: "session/spawn", Session: text, Label: "harness spawns " + text, Error: text},
+	}
 }
 
 func setSecrets(t *testing.T) {
@@ -131,6 +152,9 @@ func TestHostileText(t *testing.T) {
 			t.Run("terminal", func(t *testing.T) { checkText(t, r) })
 			t.Run("markdown", func(t *testing.T) { checkMarkdown(t, r, h.inCode) })
 			t.Run("junit", func(t *testing.T) { checkJUnit(t, r) })
+			t.Run("html", func(t *testing.T) { checkHTML(t, r, h.inCode) })
+			t.Run("mermaid", func(t *testing.T) { checkMermaid(t, r) })
+			t.Run("badge", func(t *testing.T) { checkBadge(t, r) })
 		})
 	}
 }

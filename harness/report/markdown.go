@@ -143,6 +143,7 @@ func writeMarkdown(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 			p("  - %s %s\n\n%s\n", m.code(c.Where()), m.inline(c.Step), m.fence(c.Message, "    "))
 		}
 	}
+	m.failingScenarios(p, r)
 	m.extras(p, r)
 
 	var agent, seeds []RequirementResult

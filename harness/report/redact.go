@@ -6,7 +6,8 @@ import "github.com/agentconform/conform/internal/safetext"
 // can put there: its name, version, capabilities, readings (keys and values)
 // and command line; every requirement's reason, failing and unreached checks
 // and what a partial pass left unverified; every scenario's failure text,
-// message log, check messages and observations; and the warnings. secrets is usually safetext.EnvironRedactor(); nil
+// message log, recorded exchange, check messages and observations; and the
+// warnings. secrets is usually safetext.EnvironRedactor(); nil
 // means exactly that, so that forgetting to pass one never leaks.
 //
 // The Markdown, JUnit and text writers redact on their own; Redact is for the
@@ -55,6 +56,7 @@ func Redact(r *Report, secrets *safetext.Redactor) {
 			s.Checks = checks
 		}
 		s.Observations = redactObservations(s.Observations, red)
+		s.Exchange = redactExchange(s.Exchange, red)
 	}
 	r.Observations = redactObservations(r.Observations, red)
 	r.Warnings = redactAll(r.Warnings, red)
@@ -68,6 +70,21 @@ func redactRefs(refs []CheckRef, red func(string) string) []CheckRef {
 	for i, c := range refs {
 		c.Message = red(c.Message)
 		out[i] = c
+	}
+	return out
+}
+
+// redactExchange redacts what a kernel can put into a recorded message: the
+// method it called, its session ID, the label read from its params (a tool
+// name, a subscriber) and the error answer.
+func redactExchange(msgs []Message, red func(string) string) []Message {
+	if msgs == nil {
+		return nil
+	}
+	out := make([]Message, len(msgs))
+	for i, m := range msgs {
+		m.Method, m.Session, m.Label, m.Error = red(m.Method), red(m.Session), red(m.Label), red(m.Error)
+		out[i] = m
 	}
 	return out
 }

@@ -32,7 +32,7 @@ import (
 // waits all below t·nominal happen with probability t^K. The check fails
 // when the longest of K waits (as a fraction of its own nominal delay) is
 // below t = α^(1/K), and when, given enough retries after the first to
-// decide, none waited 1.5 × the base: both happen to a kernel that honours
+// decide, none waited twice the base: both happen to a kernel that honours
 // the base and factor with probability at most α = 1e-6 per check, and to a
 // kernel that does not wait, waits a fraction of its base, or never grows
 // its waits, almost surely. With few retries the bound is weak (three
@@ -48,7 +48,7 @@ import (
 
 const (
 	backoffAlpha  = 1e-6 // chance a conforming kernel fails a statistical test
-	growthFactor  = 1.5  // a later retry must once wait this many base delays
+	growthFactor  = 2.0  // a later retry must once wait this many base delays
 	defaultMaxJit = 2.0  // waits up to 2× nominal
 )
 

@@ -2,6 +2,9 @@ package mutants
 
 import (
 	"encoding/json"
+	"time"
+
+	"github.com/agentconform/conform/refkernel"
 
 	"github.com/agentconform/conform/refkernel/loop"
 	"github.com/agentconform/conform/refkernel/retry"
@@ -65,7 +68,78 @@ func init() {
 		Mutant{Name: "tools/output-schema-ignored", Targets: []string{"ER-12"},
 			Breaks: "a tool's output is never checked against its output_schema",
 			Apply:  withTools(noOutputCheck{})},
+
+		// The same broken backoffs from a kernel that declares no reading
+		// of the jitter: silence must not let them pass.
+		Mutant{Name: "retry/no-wait-undeclared", Targets: []string{"ER-01", "ER-05"},
+			Breaks:  "retries are sent at once, without backoff, and no jitter reading is declared",
+			Apply:   withRetry(noWait{}),
+			Options: []refkernel.Option{withReading("retry.jitter_min_ratio", "")}},
+		Mutant{Name: "retry/no-backoff-undeclared", Targets: []string{"ER-01", "ER-05"},
+			Breaks:  "retries are sent at once unless the error carries a retry-after, which is honoured; no jitter reading is declared",
+			Apply:   withRetry(retryAfterOnly{}),
+			Options: []refkernel.Option{withReading("retry.jitter_min_ratio", "")}},
+		Mutant{Name: "retry/wrong-defaults-undeclared", Targets: []string{"ER-05"},
+			Breaks:  "without a retry block the base delay is 100 ms instead of 500 ms, and no jitter reading is declared",
+			Apply:   withRetry(wrongDefaults{}),
+			Options: []refkernel.Option{withReading("retry.jitter_min_ratio", "")}},
+		Mutant{Name: "retry/constant-delay-undeclared", Targets: []string{"ER-01", "ER-05"},
+			Breaks:  "every retry waits the base delay, and no jitter reading is declared",
+			Apply:   withRetry(constantDelay{}),
+			Options: []refkernel.Option{withReading("retry.jitter_min_ratio", "")}},
+		Mutant{Name: "retry/resent-when-retries-configured", Targets: []string{"ER-03"},
+			Breaks: "once a retry block is configured, auth_error, invalid_request and context_length_exceeded are retried as they are, like rate_limited",
+			Apply:  withRetry(resendWhenConfigured{})},
+		Mutant{Name: "retry/silent-switch-to-builtin-model", Targets: []string{"ER-07"},
+			Breaks: "auth_error and invalid_request quietly route the request to a built-in backup model the config does not list",
+			Apply:  withRetry(silentBuiltinSwitch{})},
+		Mutant{Name: "tools/output-schema-reads-only", Targets: []string{"ER-12"},
+			Breaks: "only data_source outputs are checked against their output_schema; resource outputs go through unchecked",
+			Apply:  withTools(readsOnlyOutputCheck{})},
 	)
+}
+
+type retryAfterOnly struct{ retry.Backoff }
+
+func (retryAfterOnly) Decide(cfg *wire.Retry, e wire.ModelError, s retry.State) retry.Decision {
+	d := ref.Decide(cfg, e, s)
+	if d.Action == retry.Retry {
+		d.Delay = 0
+		if e.RetryAfterMS != nil {
+			d.Delay = time.Duration(*e.RetryAfterMS) * time.Millisecond
+		}
+	}
+	return d
+}
+
+type resendWhenConfigured struct{ retry.Backoff }
+
+func (resendWhenConfigured) Decide(cfg *wire.Retry, e wire.ModelError, s retry.State) retry.Decision {
+	switch e.Category {
+	case wire.ModelErrAuth, wire.ModelErrInvalidRequest, wire.ModelErrContextLength:
+		if cfg != nil {
+			e.Category = wire.ModelErrRateLimited
+		}
+	}
+	return ref.Decide(cfg, e, s)
+}
+
+type silentBuiltinSwitch struct{ retry.Backoff }
+
+func (silentBuiltinSwitch) Decide(cfg *wire.Retry, e wire.ModelError, s retry.State) retry.Decision {
+	if (e.Category == wire.ModelErrAuth || e.Category == wire.ModelErrInvalidRequest) && s.Attempt == 1 {
+		return retry.Decision{Action: retry.Retry, Model: "builtin-backup-model"}
+	}
+	return ref.Decide(cfg, e, s)
+}
+
+type readsOnlyOutputCheck struct{ retry.StandardTools }
+
+func (readsOnlyOutputCheck) CheckOutput(s *retry.OutputSchema, out json.RawMessage) error {
+	if s.Kind() == wire.KindResource {
+		return nil
+	}
+	return s.Check(out)
 }
 
 func withRetry(r retry.Policy) func(loop.Parts) loop.Parts {

@@ -71,7 +71,31 @@ func init() {
 		Mutant{Name: "subagents/parent-tools-for-child", Targets: []string{"SA-15"},
 			Breaks: "a child gets every tool of the session, not its profile's",
 			Apply:  sub(parentTools{})},
+		Mutant{Name: "subagents/calls-outlive-cancel", Targets: []string{"SA-08"},
+			Breaks: "a cancelled descendant lets its model and tool calls in flight run to their answer, and only then ends cancelled",
+			Apply:  sub(callsOutliveCancel{})},
+		Mutant{Name: "subagents/leaf-totals-zero", Targets: []string{"SA-11"},
+			Breaks: "token totals are folded in when a child joins, so a session that never spawned reports none",
+			Apply:  sub(leafTotalsZero{})},
 	)
+}
+
+type callsOutliveCancel struct{ subagent.Standard }
+
+func (callsOutliveCancel) CallContext(n *subagent.Node, ctx context.Context) context.Context {
+	if n.Parent != nil {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
+}
+
+type leafTotalsZero struct{ subagent.Standard }
+
+func (leafTotalsZero) ReportTokens(n *subagent.Node, in, out int64) (int64, int64) {
+	if n.Spawned() == 0 {
+		return 0, 0
+	}
+	return in, out
 }
 
 type alwaysFork struct{ subagent.Standard }

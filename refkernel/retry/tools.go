@@ -89,7 +89,17 @@ func (StandardTools) Trips(crashes int, cb *wire.CircuitBreaker) bool {
 // OutputSchema is one tool's compiled output_schema.
 type OutputSchema struct {
 	tool string
+	kind string
 	sch  *jsonschema.Schema
+}
+
+// Kind is the kind of the tool the schema belongs to (data_source,
+// resource); the reference checks every kind alike, a variant may not.
+func (s *OutputSchema) Kind() string {
+	if s == nil {
+		return ""
+	}
+	return s.kind
 }
 
 // CompileOutputSchemas compiles every declared output_schema once, at
@@ -118,7 +128,7 @@ func CompileOutputSchemas(tools []wire.ToolSchema) (map[string]*OutputSchema, er
 		if err != nil {
 			return nil, fmt.Errorf("tool %q output_schema does not compile: %w", t.Name, err)
 		}
-		out[t.Name] = &OutputSchema{tool: t.Name, sch: sch}
+		out[t.Name] = &OutputSchema{tool: t.Name, kind: t.Kind, sch: sch}
 	}
 	return out, nil
 }

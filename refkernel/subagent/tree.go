@@ -83,6 +83,7 @@ type Node struct {
 	cancel    context.CancelFunc
 	cancelled bool
 	children  int
+	spawned   int // children ever started
 	closing   bool
 	inflight  map[string]string // call id → tool name
 	history   []wire.Message
@@ -273,7 +274,15 @@ func (n *Node) addChild() bool {
 		return false
 	}
 	n.children++
+	n.spawned++
 	return true
+}
+
+// Spawned is how many children the session has started so far.
+func (n *Node) Spawned() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.spawned
 }
 
 func (n *Node) childDone() {
@@ -344,11 +353,23 @@ func (n *Node) Spent() float64 {
 }
 
 // Tokens are the input and output tokens of the session and its
-// descendants.
+// descendants, as the session reports them (TokenReporter).
 func (n *Node) Tokens() (in, out int64) {
 	n.tree.mu.Lock()
-	defer n.tree.mu.Unlock()
-	return n.in, n.out
+	in, out = n.in, n.out
+	n.tree.mu.Unlock()
+	if r, ok := n.tree.policy.(TokenReporter); ok {
+		return r.ReportTokens(n, in, out)
+	}
+	return in, out
+}
+
+// TokenReporter is an optional Policy extension that turns a session's
+// token totals into the ones it reports. The Standard policy has none: a
+// session reports the totals of its whole subtree (SA-11). It exists so
+// that a variant or mutant can change that one decision.
+type TokenReporter interface {
+	ReportTokens(n *Node, in, out int64) (int64, int64)
 }
 
 // Remainder is the budget left (nil: unlimited); negative once overspent.
@@ -448,5 +469,27 @@ func (t tracked) Invoke(ctx context.Context, p wire.ToolInvokeParams) (wire.Tool
 		delete(t.n.inflight, p.CallID)
 		t.n.mu.Unlock()
 	}()
-	return t.Host.Invoke(ctx, p)
+	return t.Host.Invoke(t.scope(ctx), p)
+}
+
+func (t tracked) Stream(ctx context.Context, p wire.ModelStreamParams) (wire.ModelStreamResult, error) {
+	return t.Host.Stream(t.scope(ctx), p)
+}
+
+// scope is the context a model or tool call runs under: the session's own
+// unless the policy says otherwise (CallScoper).
+func (t tracked) scope(ctx context.Context) context.Context {
+	if c, ok := t.n.tree.policy.(CallScoper); ok {
+		return c.CallContext(t.n, ctx)
+	}
+	return ctx
+}
+
+// CallScoper is an optional Policy extension that chooses the context a
+// session's model and tool calls run under. The Standard policy has none:
+// a call runs under its session's context, so cancelling a session
+// cancels its calls in flight, and with them the whole subtree's (SA-08).
+// It exists so that a variant or mutant can change that one decision.
+type CallScoper interface {
+	CallContext(n *Node, ctx context.Context) context.Context
 }

@@ -144,6 +144,13 @@ func New(msgs []Message, omitted int) *Diagram {
 			d.Events = append(d.Events, Event{Kind: Notify, Seq: m.Seq, AtMS: m.AtMS, From: k, To: fake,
 				Text: m.Label, Detail: detail})
 		case KindHarness:
+			if m.DoneMS != nil {
+				// The kernel's answer was recorded: draw it as an arrow of
+				// its own, as for a fake's.
+				d.Events = append(d.Events, Event{Kind: Push, Seq: m.Seq, AtMS: m.AtMS, From: fake, To: k, Text: m.Label, Detail: detail},
+					answer(m, k, fake))
+				continue
+			}
 			text := m.Label
 			if m.Error != "" {
 				text += " → " + m.Error
@@ -154,16 +161,9 @@ func New(msgs []Message, omitted int) *Diagram {
 			unanswered := m.Unanswered || m.DoneMS == nil
 			d.Events = append(d.Events, Event{Kind: Call, Seq: m.Seq, AtMS: m.AtMS, From: k, To: fake,
 				Text: m.Label, Detail: detail, Unanswered: unanswered})
-			if unanswered {
-				continue
+			if !unanswered {
+				d.Events = append(d.Events, answer(m, fake, k))
 			}
-			text := "ok: " + m.Label
-			if m.Error != "" {
-				text = "error: " + m.Error
-			}
-			d.Events = append(d.Events, Event{Kind: Answer, Seq: m.Seq, AtMS: max(*m.DoneMS, m.AtMS), From: fake, To: k,
-				Text: text, Detail: fmt.Sprintf("answer to #%d (%s) at %.1f ms: %s", m.Seq, m.Label, *m.DoneMS, answerText(m)),
-				Error: m.Error != ""})
 		}
 	}
 	// A stable sort keeps an answer after its own request at equal times,
@@ -186,6 +186,17 @@ func Tail(msgs []Message, n int) ([]Message, int) {
 		return msgs, 0
 	}
 	return msgs[len(msgs)-n:], len(msgs) - n
+}
+
+// answer is the arrow of m's answer, from the lifeline that answered.
+func answer(m Message, from, to int) Event {
+	text := "ok: " + m.Label
+	if m.Error != "" {
+		text = "error: " + m.Error
+	}
+	return Event{Kind: Answer, Seq: m.Seq, AtMS: max(*m.DoneMS, m.AtMS), From: from, To: to,
+		Text: text, Detail: fmt.Sprintf("answer to #%d (%s) at %.1f ms: %s", m.Seq, m.Label, *m.DoneMS, answerText(m)),
+		Error: m.Error != ""}
 }
 
 func detailOf(m Message) string {

@@ -67,6 +67,22 @@ func TestNew(t *testing.T) {
 	}
 }
 
+// A harness request whose answer was recorded gets the kernel's answer as
+// an arrow of its own.
+func TestHarnessRequestAnswered(t *testing.T) {
+	d := New([]Message{{Seq: 1, AtMS: 1, DoneMS: ms(3), Kind: KindHarness, Method: "frontend/decide", Label: "harness decides", Error: "unknown"}}, 0)
+	if len(d.Events) != 2 {
+		t.Fatalf("%d events, want 2", len(d.Events))
+	}
+	push, ans := d.Events[0], d.Events[1]
+	if push.Kind != Push || push.Error || d.Lifelines[push.From].Name != "frontend" || d.Lifelines[push.To].Name != "kernel" {
+		t.Errorf("push %+v", push)
+	}
+	if ans.Kind != Answer || !ans.Error || ans.Text != "error: unknown" || d.Lifelines[ans.From].Name != "kernel" || d.Lifelines[ans.To].Name != "frontend" {
+		t.Errorf("answer %+v", ans)
+	}
+}
+
 func TestNewUsesOnlyLifelinesItNeeds(t *testing.T) {
 	d := New([]Message{{Seq: 1, Kind: KindNotification, Method: "trace/span", Label: "span"}}, 0)
 	if len(d.Lifelines) != 2 || d.Lifelines[0].Name != "kernel" || d.Lifelines[1].Name != "recorder" {
