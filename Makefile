@@ -21,7 +21,10 @@ conform: build
 	$(BIN) run --kernel "$(BIN) kernel" \
 		--report-json $(OUT)/reference.json \
 		--markdown $(OUT)/reference.md \
-		--junit $(OUT)/reference.junit.xml
+		--junit $(OUT)/reference.junit.xml \
+		--html $(OUT)/reference.html \
+		--badge $(OUT)/reference.badge.svg \
+		--badge-json $(OUT)/reference.badge.json
 
 # The committed reports of the reference kernel, regenerated on purpose.
 reports:
@@ -32,6 +35,7 @@ reports:
 naive: build
 	-$(BIN) run --kernel "python3 examples/naive-kernel-python/kernel.py" -q \
 		--markdown $(REPORTS)/naive-kernel-python.md \
+		--html $(REPORTS)/naive-kernel-python.html \
 		--report-json $(REPORTS)/naive-kernel-python.json > /dev/null
 
 vet:
