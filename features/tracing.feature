@@ -12,6 +12,7 @@ Feature: Trace instrumentation
     And a policy rule "allow-write" that allows "write"
     And telemetry is on
     And an observe subscriber "V" at "plan-ready"
+    And the subscriber "V" takes a while to answer
     And the model answers request 1 with calls read(path "a"), ask(question "ok?"), write(path "b")
     And the model answers request 2 with call write(path "c")
     And the model answers request 3 with text "Done."

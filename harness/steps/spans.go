@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cucumber/godog"
+
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -14,6 +16,22 @@ import (
 // clock-read granularity only: a span that really covers a request starts
 // before the request is sent and ends after its answer arrives.
 const spanSlack = 5 * time.Millisecond
+
+// decisionHold is how long the tracing scenario's plan-ready subscriber
+// holds its answer: twenty times the slack, so a span that does not really
+// enclose the dispatch (one that ends as it starts) cannot pass for one.
+const decisionHold = 100 * time.Millisecond
+
+func init() {
+	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+		sc.Step(stepRE(`^the subscriber "([^"]+)" takes a while to answer$`), func(id string) error {
+			b := s.World.Hooks.Get(id)
+			b.Hold = decisionHold
+			s.World.Hooks.Set(id, b)
+			return nil
+		})
+	})
+}
 
 type spanIndex struct {
 	byID  map[string]wire.Span

@@ -70,10 +70,16 @@ func init() {
 				p.Cost = overlapsAccepted{}
 				return p
 			}},
-		Mutant{Name: "cost/expired-tier-matches", Targets: []string{"TA-25"},
+		Mutant{Name: "cost/expired-tier-matches", Targets: []string{"TA-23", "TA-25"},
 			Breaks: "tier time windows are ignored: the first tier of the right size wins, expired or not",
 			Apply: func(p loop.Parts) loop.Parts {
 				p.Cost = timeless{}
+				return p
+			}},
+		Mutant{Name: "cost/priced-at-first-tier", Targets: []string{"TA-23", "TA-25"},
+			Breaks: "every event is priced at the first tier of the price list (the prices loaded first), not the one in force when it arrived",
+			Apply: func(p loop.Parts) loop.Parts {
+				p.Cost = firstTier{}
 				return p
 			}},
 		Mutant{Name: "cost/reported-one-event-late", Targets: []string{"TA-23"},
@@ -92,6 +98,12 @@ func init() {
 			Breaks: "the doom-loop detector never fires",
 			Apply: func(p loop.Parts) loop.Parts {
 				p.DoomLoop = neverDoom{}
+				return p
+			}},
+		Mutant{Name: "doomloop/hash-ignores-tool", Targets: []string{"TA-12"},
+			Breaks: "calls are hashed by their input alone, so the same input to two tools counts as one repeated call",
+			Apply: func(p loop.Parts) loop.Parts {
+				p.DoomLoop = inputOnlyHash{}
 				return p
 			}},
 		Mutant{Name: "doomloop/raw-bytes-hash", Targets: []string{"TA-12"},
@@ -256,6 +268,21 @@ func (timeless) Cost(p wire.Pricing, u wire.Usage, at time.Time) (cost.Charge, e
 }
 
 // lateLedger holds each session's last report back until the next one.
+type firstTier struct{ cost.Standard }
+
+func (firstTier) Cost(p wire.Pricing, u wire.Usage, _ time.Time) (cost.Charge, error) {
+	if p.Free || len(p.Tiers) == 0 {
+		return cost.Charge{}, nil
+	}
+	return cost.Charge{USD: cost.Formula(p.Tiers[0], u), Tier: 0}, nil
+}
+
+type inputOnlyHash struct{ doomloop.Standard }
+
+func (inputOnlyHash) Hash(_ string, input json.RawMessage) string {
+	return doomloop.Standard{}.Hash("", input)
+}
+
 type lateLedger struct {
 	mu   sync.Mutex
 	held map[string]wire.CostUsage

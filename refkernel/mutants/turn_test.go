@@ -2,6 +2,7 @@ package mutants
 
 import (
 	"context"
+	"sync"
 
 	"github.com/agentconform/conform/refkernel/bounds"
 	"github.com/agentconform/conform/refkernel/hooks"
@@ -75,6 +76,18 @@ func init() {
 				p.Limit = finalTurn{loop.FinalTurn{WithholdTools: true}}
 				return p
 			}},
+		Mutant{Name: "limit/dot-instruction", Targets: []string{"TA-20"},
+			Breaks: "the final-answer request's only new text is \".\": no instruction that a limit was reached",
+			Apply: func(p loop.Parts) loop.Parts {
+				p.Limit = finalTurn{loop.FinalTurn{WithholdTools: true, Instruction: "."}}
+				return p
+			}},
+		Mutant{Name: "limit/final-answer-folded-into-last-turn", Targets: []string{"TA-31"},
+			Breaks: "the final-answer turn is run as part of the last turn: the same turn_id, and no context assembly of its own",
+			Apply: func(p loop.Parts) loop.Parts {
+				p.Steps = foldFinalTurn()
+				return p
+			}},
 		Mutant{Name: "done/never", Targets: []string{"TA-10"},
 			Breaks: "a reply without tool calls does not end the loop",
 			Apply: func(p loop.Parts) loop.Parts {
@@ -109,6 +122,12 @@ func init() {
 			Breaks: "the plan-ready policy chain has no span",
 			Apply: func(p loop.Parts) loop.Parts {
 				p.Tracer = dropRole(wire.RolePolicyChain)
+				return p
+			}},
+		Mutant{Name: "trace/policy-chain-span-empty", Targets: []string{"TA-17"},
+			Breaks: "the plan-ready policy chain's span ends as soon as it starts: it encloses none of the plan's decisions",
+			Apply: func(p loop.Parts) loop.Parts {
+				p.Tracer = emptyRole(wire.RolePolicyChain)
 				return p
 			}},
 		Mutant{Name: "trace/no-model-call-span", Targets: []string{"TA-17"},
@@ -194,6 +213,50 @@ func (r roleDropper) Start(ctx context.Context, role, name string, attrs ...attr
 		return ctx, noSpan{}
 	}
 	return r.Tracer.Start(ctx, role, name, attrs...)
+}
+
+// emptyRole wraps the reference tracer and ends every span of one role the
+// moment it starts (its children attach to that span's parent).
+func emptyRole(role string) trace.Factory {
+	return func(s trace.Settings) trace.Tracer { return roleEmptier{trace.New(s), role} }
+}
+
+type roleEmptier struct {
+	trace.Tracer
+	role string
+}
+
+func (r roleEmptier) Start(ctx context.Context, role, name string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+	if role != r.role {
+		return r.Tracer.Start(ctx, role, name, attrs...)
+	}
+	_, sp := r.Tracer.Start(ctx, role, name, attrs...)
+	sp.End()
+	return ctx, noSpan{}
+}
+
+// foldFinalTurn runs the final-answer turn without a context assembly and
+// under the turn_id of the turn before it.
+func foldFinalTurn() []loop.Step {
+	var last sync.Map // session id -> the last ordinary turn's id
+	steps := loop.DefaultSteps()
+	for i, st := range steps {
+		if st.Name == loop.StepContextAssemble {
+			run := st.Run
+			steps[i].Run = func(t *loop.Turn) error {
+				sid := t.CallContext.SessionID
+				if t.Final == nil {
+					last.Store(sid, t.CallContext.TurnID)
+					return run(t)
+				}
+				if id, ok := last.Load(sid); ok {
+					t.CallContext.TurnID = id.(string)
+				}
+				return nil
+			}
+		}
+	}
+	return steps
 }
 
 type noSpan struct{}
