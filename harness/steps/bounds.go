@@ -135,7 +135,7 @@ func (s *Scenario) continueWith(msg string) error {
 			answered := s.limits.pauses[i].answered
 			s.limits.mu.Unlock()
 			defer close(answered)
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), s.env.Scale(5*time.Second))
 			defer cancel()
 			var err error
 			if k == nil {
@@ -176,7 +176,7 @@ func (s *Scenario) runLimited(ctx context.Context, secs string) error {
 	stop := make(chan struct{})
 	s.onRun = append(s.onRun, func(k *driver.Kernel) {
 		go func() {
-			t := time.NewTimer(time.Duration(v * float64(time.Second)))
+			t := time.NewTimer(s.env.Scale(time.Duration(v * float64(time.Second))))
 			defer t.Stop()
 			select {
 			case <-stop:
@@ -270,7 +270,7 @@ func (s *Scenario) pausedUntilContinued() error {
 		// been answered; wait (boundedly) for its own answer.
 		select {
 		case <-answered:
-		case <-time.After(6 * time.Second):
+		case <-time.After(s.env.Scale(6 * time.Second)):
 		}
 	}
 	s.limits.mu.Lock()
