@@ -16,7 +16,12 @@
 //     spec/report.schema.json (ValidateJSON checks a report against it);
 //   - WriteJUnit: JUnit XML for CI test-result viewers, one testcase per
 //     scenario;
-//   - WriteMarkdown: a CI step summary for people;
+//   - WriteMarkdown: a CI step summary for people, with a Mermaid sequence
+//     diagram of each failing scenario's exchange;
+//   - WriteHTML: one self-contained page for people, its sequence diagrams
+//     drawn as inline SVG (package diagram);
+//   - WriteBadge and WriteBadgeJSON: a README badge, as SVG or as a
+//     shields.io endpoint document (spec/badge.schema.json);
 //   - WriteText: the terminal summary the CLI prints at the end of a run.
 //
 // Report.Failing gives the requirements that should fail a CI gate at a

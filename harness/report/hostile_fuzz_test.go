@@ -31,7 +31,7 @@ func FuzzHostileText(f *testing.F) {
 		checkText(t, r)
 		checkMarkdown(t, r, "")
 		checkJUnit(t, r)
-		checkHTML(t, r, "")
+		checkHTML(t, s, "")
 		checkMermaid(t, r)
 		checkJSON(t, s)
 	})

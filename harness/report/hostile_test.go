@@ -152,7 +152,7 @@ func TestHostileText(t *testing.T) {
 			t.Run("terminal", func(t *testing.T) { checkText(t, r) })
 			t.Run("markdown", func(t *testing.T) { checkMarkdown(t, r, h.inCode) })
 			t.Run("junit", func(t *testing.T) { checkJUnit(t, r) })
-			t.Run("html", func(t *testing.T) { checkHTML(t, r, h.inCode) })
+			t.Run("html", func(t *testing.T) { checkHTML(t, h.text, h.inCode) })
 			t.Run("mermaid", func(t *testing.T) { checkMermaid(t, r) })
 			t.Run("badge", func(t *testing.T) { checkBadge(t, r) })
 		})

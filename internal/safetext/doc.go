@@ -23,7 +23,7 @@
 //     XML 1.0 character data and safe on a terminal, so the terminal and
 //     JUnit writers need nothing more. Markdown and HTML writers then apply
 //     their own syntax escaping on top: MarkdownInline, MarkdownCode,
-//     MarkdownFence, HTML.
+//     MarkdownFence, HTML, and Mermaid for the text of a Mermaid diagram.
 //
 // The escapes are for people reading a report; they are not reversible (a
 // kernel that prints the four characters \x1b looks the same as one that
