@@ -399,7 +399,9 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
   @PA-17 @must
   Scenario: a corrected input that fails the input schema is refused with an error and the item stays pending
     The kernel must neither coerce the bad correction nor turn it into a
-    deny; it reports an error naming the item and asks again (A-37).
+    deny; it reports an error naming the item, which stays pending until a
+    usable decision comes (A-37: asked again, or, reading
+    plan.refused_decision = pending, sent by another connection).
     Given a resource tool "save" from provider "store"
     And the tool "save" requires a string "key"
     And a policy rule "ask-save" that asks for "save"
@@ -475,8 +477,10 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
 
   @PA-19 @must
   Scenario: without a policy store an ALLOW for always is refused with an error, never quietly shortened
-    The refused item stays pending and is asked again; a later call to the
-    same tool is asked about too, since nothing was remembered.
+    The refused item stays pending until a usable decision comes (A-37: the
+    kernel asks again, or, reading plan.refused_decision = pending, takes it
+    from another connection); a later call to the same tool is asked about
+    too, since nothing was remembered.
     Given a resource tool "save" from provider "store"
     And a policy rule "ask-save" that asks for "save"
     And the frontend first answers permission for "save" with ALLOW and scope ALWAYS
@@ -486,5 +490,5 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     And the model answers request 3 with text "Done."
     When the session runs
     Then the kernel refused the ALWAYS answer for "save" with an error naming its plan item
-    And the frontend was asked about "save" 3 times
+    And the frontend was asked about every call to "save"
     And the tool "save" was invoked 2 times

@@ -27,8 +27,8 @@ func init() {
 		// Setup.
 		sc.Step(stepRE(`^a policy rule "([^"]+)" that (allows|asks for|denies) the tools of provider "([^"]+)"$`), p.providerRule)
 		sc.Step(stepRE(`^a policy rule "([^"]+)" that denies every call$`), p.denyAll)
-		sc.Step(stepRE(`^the frontend (?:first |then )?answers permission for "([^"]+)" with (ALLOW|DENY)(?: and scope (ONCE|SESSION|ALWAYS))?(?: after (\d+) ms)?$`), p.answer)
-		sc.Step(stepRE(`^the frontend (?:first |then )?answers permission for "([^"]+)" with ALLOW and corrected input (.+)$`), p.answerCorrected)
+		sc.Step(stepRE(`^the frontend (first |then )?answers permission for "([^"]+)" with (ALLOW|DENY)(?: and scope (ONCE|SESSION|ALWAYS))?(?: after (\d+) ms)?$`), p.answer)
+		sc.Step(stepRE(`^the frontend (first |then )?answers permission for "([^"]+)" with ALLOW and corrected input (.+)$`), p.answerCorrected)
 		sc.Step(stepRE(`^the interactive tool "([^"]+)" is answered with "([^"]*)"$`), p.interactiveAnswer)
 		sc.Step(stepRE(`^the tool "([^"]+)" requires a string "([^"]+)"$`), p.requiresString)
 		sc.Step(stepRE(`^the tool "([^"]+)" offers a preview(?: that (fails|hangs|is not implemented))?$`), p.preview)
@@ -51,6 +51,7 @@ func init() {
 			return s.invokedTimes(p.second, tool, n)
 		}, "PA-18", "PA-19"))
 		sc.Step(stepRE(`^the frontend was never asked about (.+)$`), s.proves(p.neverAsked, "PA-01", "PA-10"))
+		sc.Step(stepRE(`^the frontend was asked about every call to "([^"]+)"$`), s.proves(p.askedAboutEveryCall, "PA-19"))
 		sc.Step(stepRE(`^the frontend received no permission request$`), s.proves(func() error { return p.noRequest(wire.MethodFrontendPermission) }, "PA-06", "PA-15"))
 		sc.Step(stepRE(`^the frontend received no interactive request$`), s.proves(func() error { return p.noRequest(wire.MethodFrontendInteractive) }, "PA-06"))
 		sc.Step(stepRE(`^the frontend was asked about "([^"]+)" and "([^"]+)" in one permission request$`), s.proves(p.batched, "PA-02"))
@@ -84,6 +85,7 @@ func init() {
 type planArea struct {
 	s      *Scenario
 	second string // the second session's id, once it ran
+	later  laterAnswers
 }
 
 // Setup.
@@ -102,25 +104,25 @@ func (p *planArea) denyAll(name string) error {
 	return nil
 }
 
-func (p *planArea) answer(tool, decision, scope, after string) error {
+func (p *planArea) answer(when, tool, decision, scope, after string) error {
 	perm := fakes.Permission{Decision: decision, Scope: scope}
 	if after != "" {
 		ms, err := strconv.Atoi(after)
 		if err != nil {
 			return err
 		}
-		perm.Hold = time.Duration(ms) * time.Millisecond
+		perm.Hold = p.s.env.Scale(time.Duration(ms) * time.Millisecond)
 	}
-	p.s.World.Frontend.AddPermission(tool, perm)
+	p.addAnswer(when, tool, perm)
 	return nil
 }
 
-func (p *planArea) answerCorrected(tool, args string) error {
+func (p *planArea) answerCorrected(when, tool, args string) error {
 	in, err := parseArgs(args)
 	if err != nil {
 		return err
 	}
-	p.s.World.Frontend.AddPermission(tool, fakes.Permission{Decision: wire.DecisionAllow, Scope: wire.ScopeOnce, CorrectedInput: in})
+	p.addAnswer(when, tool, fakes.Permission{Decision: wire.DecisionAllow, Scope: wire.ScopeOnce, CorrectedInput: in})
 	return nil
 }
 

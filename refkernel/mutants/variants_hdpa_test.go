@@ -11,6 +11,7 @@ import (
 	"github.com/agentconform/conform/refkernel"
 	"github.com/agentconform/conform/refkernel/hooks"
 	"github.com/agentconform/conform/refkernel/loop"
+	"github.com/agentconform/conform/refkernel/plangate"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -54,6 +55,13 @@ func init() {
 			Reading: "a tool/preview is given 10 s before the item goes on without one (PA-12: the spec names no value), declared as plan.preview_timeout_ms",
 			Options: []refkernel.Option{refkernel.WithPreviewTimeout(10 * time.Second)},
 			Timeout: 30 * time.Second},
+		Variant{Name: "plan/refused-decision-waits-for-another",
+			Reading: "after refusing a decision (an ALWAYS it cannot persist, an invalid corrected input) the kernel does not ask again: the item stays pending until a usable decision comes by frontend/decide (A-37, declared as plan.refused_decision = pending)",
+			Apply: func(p loop.Parts) loop.Parts {
+				p.Answers = waitAfterRefusal{}
+				return p
+			},
+			Options: []refkernel.Option{declare(readingRefusedDecision, "pending")}},
 		Variant{Name: "hooks/pre-model-call-transform-kept-in-history",
 			Reading: "what the pre-model-call transforms make of the messages stays in the session's history, so later turns build on it (issue 16: real loops differ; the spec leaves it open)",
 			Apply: func(p loop.Parts) loop.Parts {
@@ -65,9 +73,15 @@ func init() {
 
 // Readings the variants declare (PROTOCOL.md §15).
 const (
-	readingVetoPoints     = "hooks.veto_points"
-	readingPolicyDenyEnds = "hooks.policy_deny_ends_chain"
+	readingVetoPoints      = "hooks.veto_points"
+	readingPolicyDenyEnds  = "hooks.policy_deny_ends_chain"
+	readingRefusedDecision = "plan.refused_decision"
 )
+
+// waitAfterRefusal keeps a refused item pending without asking again.
+type waitAfterRefusal struct{ plangate.StandardAnswers }
+
+func (waitAfterRefusal) WaitAfterRefusal() bool { return true }
 
 // declare adds one reading to the kernel's initialize answer.
 func declare(key, value string) refkernel.Option {

@@ -120,6 +120,7 @@ func (g *Gate) settle(id string, r Ruling) {
 	defer g.dmu.Unlock()
 	if t := g.items[id]; t != nil && !t.decided {
 		t.decided, t.by, t.ruling = true, "kernel", r
+		g.signalLocked()
 	}
 }
 
@@ -163,6 +164,7 @@ func (g *Gate) offer(session, conn string, d wire.PlanDecision) wire.DecisionOut
 			return out
 		}
 		t.decided, t.by, t.ruling = true, conn, r
+		g.signalLocked()
 		out.Accepted = true
 		return out
 	}

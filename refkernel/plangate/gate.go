@@ -57,9 +57,10 @@ type Gate struct {
 	session map[[2]string]string // (provider, tool) → allow | deny
 	history []bool               // circuit breaker: true = denied, oldest first
 
-	dmu   sync.Mutex          // guards items: every frontend decision (decide.go)
-	items map[string]*tracked // plan item id → its decision state
-	calls map[string]*waiting // interactive call id → its answer state (interactive.go)
+	dmu     sync.Mutex          // guards items: every frontend decision (decide.go)
+	items   map[string]*tracked // plan item id → its decision state
+	decided chan struct{}       // closed when an item is decided (knobs.go)
+	calls   map[string]*waiting // interactive call id → its answer state (interactive.go)
 }
 
 // NewGate makes a session's gate.
@@ -154,7 +155,7 @@ func (g *Gate) Decide(ctx context.Context, cc wire.CallContext, plan *wire.Plan)
 			}
 			break
 		}
-		var again []int
+		var again, wait []int
 		for _, i := range asks {
 			it := plan.Items[i]
 			d, ok := find(res, it.ID)
@@ -166,11 +167,17 @@ func (g *Gate) Decide(ctx context.Context, cc wire.CallContext, plan *wire.Plan)
 			switch {
 			case out.Accepted, out.Category == wire.FrontendErrInvalidClientEvent:
 				// decided now, or earlier by another connection
+			case attempt < MaxAsks && g.waitsAfterRefusal():
+				wait = append(wait, i) // refused: still pending, not asked again
 			case attempt < MaxAsks:
 				again = append(again, i) // refused: still pending, asked again
 			default:
 				g.settle(it.ID, Ruling{Reason: "denied: no usable decision after " + it.Tool + " was asked " + strconv.Itoa(MaxAsks) + " times"})
 			}
+		}
+		if err := g.awaitDecided(ctx, plan.Items, wait); err != nil {
+			g.close(plan.Items, rulings)
+			return rulings, err
 		}
 		asks = again
 	}
