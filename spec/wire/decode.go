@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -71,7 +72,7 @@ func Decode(method, part string, raw json.RawMessage) (any, error) {
 
 // DecodeInto decodes a JSON text into v as Decode does.
 func DecodeInto(raw json.RawMessage, v any) error {
-	if len(raw) == 0 {
+	if len(bytes.TrimSpace(raw)) == 0 { // absent, as Validate reads it
 		raw = json.RawMessage("null")
 	}
 	canon, err := jsonstrict.Canonical(raw)
