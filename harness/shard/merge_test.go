@@ -107,8 +107,12 @@ func TestMergeDecidesAcrossShards(t *testing.T) {
 }
 
 func TestMergeRefuses(t *testing.T) {
-	a := func() *report.Report { return shardReport(t, 1, 2, row("a.feature", 3, check(4, report.Pass, "TA-01"))) }
-	b := func() *report.Report { return shardReport(t, 2, 2, row("b.feature", 3, check(4, report.Pass, "TA-02"))) }
+	a := func() *report.Report {
+		return shardReport(t, 1, 2, row("a.feature", 3, check(4, report.Pass, "TA-01")))
+	}
+	b := func() *report.Report {
+		return shardReport(t, 2, 2, row("b.feature", 3, check(4, report.Pass, "TA-02")))
+	}
 	tests := []struct {
 		name string
 		srcs func() []Source
