@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -85,8 +86,7 @@ func Parse(raw []byte, asYAML bool, cat *spec.Catalog) (*File, error) {
 }
 
 func known(cat *spec.Catalog, id string) bool {
-	_, ok := cat.Get(id)
-	return ok
+	return slices.Contains(cat.IDs(), id)
 }
 
 // toJSON turns YAML (or JSON, which is YAML too) into JSON for the schema.
