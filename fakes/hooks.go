@@ -30,7 +30,8 @@ const (
 	// HookCrash answers with CodeProcessCrashed.
 	HookCrash
 	// HookHang holds the call until the kernel cancels it, the scenario
-	// ends, or HangLimit passes; only then does it answer as HookDefault.
+	// ends, or its hang limit (see HangLimit) passes; only then does it
+	// answer as HookDefault.
 	// The limit keeps a kernel without hook timeouts from hanging the
 	// scenario: it simply gets the late answer, and the checks fail.
 	HookHang
@@ -53,8 +54,14 @@ const (
 )
 
 // HangLimit is how long a HookHang subscriber holds a call the kernel never
-// gives up on.
+// gives up on, at least: the hold is hangPast times the timeout the kernel
+// announced in the request, when that is longer, up to maxHang.
 const HangLimit = 2 * time.Second
+
+const (
+	hangPast = 5
+	maxHang  = 8 * time.Second
+)
 
 // HookBehavior scripts one subscriber.
 type HookBehavior struct {
@@ -123,6 +130,9 @@ func (h *Hooks) dispatch(ctx context.Context, done <-chan struct{}, p wire.HookD
 		if limit <= 0 {
 			limit = HangLimit
 		}
+		// Hold well past the deadline the kernel announced, so that a
+		// kernel whose timer a loaded machine delays still gives up first.
+		limit = min(max(limit, hangPast*time.Duration(p.TimeoutMS)*time.Millisecond), max(limit, maxHang))
 		if err := holdFor(ctx, done, limit); err != nil {
 			return nil, err
 		}
