@@ -123,7 +123,9 @@ type Retry struct {
 	SessionMaxRetries *int     `json:"session_max_retries,omitempty"`
 }
 
-// ContextConfig switches the harness-hosted context provider on.
+// ContextConfig names the context providers the harness plays. It is
+// informational: context/assemble is sent in every turn whether or not the
+// config has it (PROTOCOL.md §7.1).
 type ContextConfig struct {
 	Providers []string `json:"providers"`
 }

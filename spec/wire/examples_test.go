@@ -204,7 +204,7 @@ func examples() []example {
 		{MethodHookDispatch, PartParams, "plan-ready", HookDispatchParams{CallContext: fullCallContext, Point: PointPlanReady, Subscriber: "veto-1", Mode: ModeVeto, TimeoutMS: 100,
 			Payload: HookPayload{Variant: PointPlanReady, Plan: &Plan{Items: []PlanItem{fullPlanItem}}}}},
 		{MethodHookDispatch, PartParams, "minimal", HookDispatchParams{CallContext: minCallContext, Point: PointPostApply, Subscriber: "obs-1", Mode: ModeObserve,
-			Payload: HookPayload{Variant: PointPostApply}}},
+			Payload: HookPayload{Variant: PointPostApply, Plan: &Plan{}}}},
 		{MethodHookDispatch, PartResult, "full transform", HookDispatchResult{Outcome: OutcomeTransform,
 			Payload: &HookPayload{Variant: PointPreModelCall, Messages: []Message{{Role: "system", Content: []ContentBlock{{Type: BlockText, Text: "injected"}}}}}, Reason: "added a note"}},
 		{MethodHookDispatch, PartResult, "full veto", HookDispatchResult{Outcome: OutcomeVeto, Decision: DecisionDeny, Reason: "not on Fridays"}},

@@ -312,7 +312,7 @@ func TestValidateRejects(t *testing.T) {
 		{"fraction for an integer", MethodSessionRun, PartResult, RunSessionResult{SessionID: "s", Status: StatusCompleted}, "turns", 1.5, "/turns", "want integer"},
 		{"negative tokens", NotifyCostUsage, PartParams, CostUsage{SessionID: "s"}, "usage/input_tokens", -1, "/usage/input_tokens", "minimum"},
 		{"negative cost", NotifyCostUsage, PartParams, CostUsage{SessionID: "s"}, "cost_usd", -0.5, "/cost_usd", "minimum"},
-		{"negative timeout", MethodHookDispatch, PartParams, HookDispatchParams{CallContext: minCallContext, Point: PointPostApply, Subscriber: "o", Mode: ModeObserve, Payload: HookPayload{Variant: PointPostApply}}, "timeout_ms", -1, "/timeout_ms", "minimum"},
+		{"negative timeout", MethodHookDispatch, PartParams, HookDispatchParams{CallContext: minCallContext, Point: PointPostApply, Subscriber: "o", Mode: ModeObserve, Payload: HookPayload{Variant: PointPostApply, Plan: &Plan{}}}, "timeout_ms", -1, "/timeout_ms", "minimum"},
 		{"attempt zero", MethodModelStream, PartParams, stream, "attempt", 0, "/attempt", "minimum"},
 		{"bad purpose", MethodModelStream, PartParams, stream, "purpose", "chat", "/purpose", "value must be one of"},
 		{"bad role", MethodModelStream, PartParams, stream, "messages/1/role", "human", "/messages/1/role", "value must be one of"},
