@@ -36,7 +36,7 @@ be every slice of one run, each once; other reports must not share a
 scenario. Anything else is refused, naming why.
 
 The merged report is written like a run's (--report-json, --junit,
---markdown) and printed; --require, --baseline and --strict-baseline gate
+--markdown, --html, --badge, --badge-json) and printed; --require, --baseline and --strict-baseline gate
 it as they gate a run.
 
 Exit status: 0 when the merged run passes its gate, 1 when it does not, 2
@@ -48,6 +48,9 @@ when the reports cannot be read or merged, 3 when a shard was interrupted.`,
 	fl.StringVar(&f.out.jsonOut, "report-json", "", "write the merged JSON report to this file")
 	fl.StringVar(&f.out.junitOut, "junit", "", "write the merged JUnit XML report to this file")
 	fl.StringVar(&f.out.mdOut, "markdown", "", "write the merged Markdown summary to this file")
+	fl.StringVar(&f.out.htmlOut, "html", "", "write the merged self-contained HTML report to this file")
+	fl.StringVar(&f.out.badgeOut, "badge", "", "write the merged run's SVG badge to this file")
+	fl.StringVar(&f.out.badgeJSON, "badge-json", "", "write the merged run's badge as a shields.io endpoint JSON document to this file")
 	fl.StringVar(&f.require, "require", "must", "level that must pass for exit 0: must, should or all")
 	fl.StringVar(&f.baseline, "baseline", "", "known failures (JSON or YAML), as for conform run")
 	fl.BoolVar(&f.strictBaseline, "strict-baseline", false, "a baseline entry that no longer fails fails the merge")

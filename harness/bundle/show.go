@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -27,7 +28,7 @@ func Show(w io.Writer, b *Bundle, opt ShowOptions) error {
 	m := b.Manifest
 	p := &printer{w: w}
 	line := safetext.Line
-	p.f("Repro bundle %s\n", line(b.Dir))
+	p.f("Repro bundle %s\n", line(filepath.Base(b.Dir)))
 	p.f("Scenario   %s  %s\n", line(m.Scenario.Ref()), line(m.Scenario.Name))
 	p.f("Tags       %s\n", line(strings.Join(m.Scenario.Tags, " ")))
 	p.f("Outcome    %s\n", m.Scenario.Status)
