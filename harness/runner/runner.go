@@ -441,17 +441,13 @@ func (f *collectFmt) Summary() {}
 // capabilityWarnings names declared capabilities the catalog does not know:
 // a misspelt capability would otherwise silently skip the rows it gates.
 func capabilityWarnings(cat *spec.Catalog, declared []string) []string {
-	known := map[string]bool{}
-	for _, q := range cat.Requirements {
-		if q.Capability != "" {
-			known[q.Capability] = true
-		}
-	}
 	var out []string
-	for _, c := range declared {
-		if !known[c] {
-			out = append(out, fmt.Sprintf("the kernel declares capability %q, which no requirement of the catalog uses (misspelt? the rows it was meant to enable are skipped)", c))
+	for _, c := range cat.UnknownCapabilities(declared) {
+		w := fmt.Sprintf("the kernel declares capability %q, which the catalog does not know; the rows it was meant to enable are skipped", c)
+		if near := cat.NearestCapability(c); near != "" {
+			w += fmt.Sprintf(" (did you mean %q?)", near)
 		}
+		out = append(out, w)
 	}
 	return out
 }
