@@ -1,24 +1,18 @@
 // Package server serves a refkernel.Kernel over conform.wire/v1 (PROTOCOL.md
-// §2 to §6): JSON-RPC 2.0, one object per line, on any reader and writer, so
-// the same code runs in process over io.Pipe and as `conform kernel` on
-// stdin and stdout. Every requirement the kernel serves reaches the harness
-// through it; the ones it handles itself are the session lifecycle (TA-18:
-// a cancelled or shut-down session still ends properly) and config refusal
-// before anything is dispatched (HD-16, TA-25, ER-05).
+// §2 to §6) through kernelkit, the public adapter kit: the reference kernel
+// reaches the harness through exactly the code an outside Go kernel uses,
+// so every requirement the catalog checks on it is also a check of the kit.
+// The same code runs in process over io.Pipe and as `conform kernel` on
+// stdin and stdout.
 //
-// It answers initialize (conform.wire/v1 or CodeVersionMismatch; the
-// answer carries the kernel's capabilities and readings), session/run (the
-// session runs against a Host whose every method is a request back to the
-// harness on the same connection), session/cancel, and shutdown, which
-// cancels the running sessions, waits for them to end, answers, and makes
-// Serve return. session/continue resumes a session a soft limit paused
-// (CodeUnknownSession for a session that is not running, CodeInvalidParams
-// for one that is not paused). session/spawn runs a child session while
-// the spawning tool/invoke is in flight and answers with its result once it
-// has ended (CodeUnknownSession for an unknown parent, CodeInvalidParams for
-// a call that is not the parent's in-flight spawn-capable tool call, an
-// unknown profile or no depth left, CodeCancelled for a queued spawn whose
-// parent went away). A refused config answers CodeConfigRejected. Every incoming
-// message and every result the harness returns is checked against the
-// protocol's JSON Schemas with wire.Validate.
+// What is left here is the translation of the kernel's errors into the
+// protocol's codes: a refused config is CodeConfigRejected before anything
+// is dispatched (HD-16, TA-25, ER-05); an unknown session
+// CodeUnknownSession; a session/continue of a session that is not paused,
+// a spawn whose call is not the parent's in-flight spawn-capable tool
+// call, an unknown profile or no depth left, and a refused memory write
+// CodeInvalidParams; a queued spawn whose parent went away CodeCancelled.
+// The kit does the rest: initialize, the session lifecycle (TA-18: a
+// cancelled or shut-down session still ends properly), shutdown, and the
+// schema validation of every incoming message.
 package server

@@ -2,231 +2,112 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
-	"slices"
-	"sync"
-	"sync/atomic"
 
-	"github.com/agentconform/conform/internal/jsonrpc"
+	"github.com/agentconform/conform/kernelkit"
 	"github.com/agentconform/conform/refkernel"
+	"github.com/agentconform/conform/refkernel/dfirst"
 	"github.com/agentconform/conform/spec/wire"
 )
 
-// Serve runs the wire server until the input ends, shutdown has been
-// answered, or ctx is done. Sessions still running then are cancelled and
-// Serve waits for them to finish. A clean end (EOF, shutdown) returns nil.
+// Serve runs the reference kernel's wire server until the input ends,
+// shutdown has been answered, or ctx is done (kernelkit.Serve). Sessions
+// still running then are cancelled and Serve waits for them to finish. A
+// clean end (EOF, shutdown) returns nil.
 func Serve(ctx context.Context, k *refkernel.Kernel, in io.Reader, out io.Writer) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	w := &watchWriter{w: out, seen: make(chan struct{})}
-	s := &server{k: k, ctx: ctx, out: w, cancels: map[int]context.CancelFunc{}}
-	s.conn = jsonrpc.New(in, w, nil, s.handle, jsonrpc.Options{Validate: validate})
-	s.conn.Start()
-
-	var err error
-	select {
-	case <-s.conn.Done():
-		err = s.conn.Err()
-	case <-w.seen:
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
-	// Stop taking requests, cancel the sessions, and close the connection
-	// first, so that a session ending now fails its last calls at once
-	// instead of waiting for a harness that has gone.
-	s.mu.Lock()
-	s.closing = true
-	s.mu.Unlock()
-	cancel()
-	_ = s.conn.Close()
-	s.wg.Wait()
-	return err
+	return kernelkit.Serve(ctx, Kernel{k}, in, out)
 }
 
-// server is one connection's state.
-type server struct {
-	k           *refkernel.Kernel
-	ctx         context.Context
-	conn        *jsonrpc.Conn
-	out         *watchWriter
-	initialized atomic.Bool
+// Kernel is the reference kernel as a kernelkit.Kernel, with every
+// optional part: its errors become the protocol's codes here, and
+// everything else is the kit's.
+type Kernel struct{ K *refkernel.Kernel }
 
-	mu       sync.Mutex
-	closing  bool                       // Serve is returning: no new requests
-	stopping bool                       // shutdown was asked: no new sessions
-	wg       sync.WaitGroup             // every handler
-	runs     sync.WaitGroup             // session/run handlers
-	cancels  map[int]context.CancelFunc // the running sessions, by handler
-	nextRun  int
+// Info implements kernelkit.Kernel.
+func (a Kernel) Info() kernelkit.Info {
+	i := a.K.Info()
+	return kernelkit.Info{Name: i.Kernel.Name, Version: i.Kernel.Version, Capabilities: i.Capabilities, Readings: i.Readings}
 }
 
-// enter counts a handler in, unless the server is closing.
-func (s *server) enter() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closing {
-		return false
-	}
-	s.wg.Add(1)
-	return true
-}
-
-func (s *server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
-	if req.IsNotification() {
-		return nil, nil // $/cancelRequest is handled by the transport; nothing else is expected
-	}
-	if !s.enter() {
-		return nil, rpcError(wire.CodeInternal, "the kernel is shutting down")
-	}
-	defer s.wg.Done()
-	// A request ends with its own context or with the server.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stop := context.AfterFunc(s.ctx, cancel)
-	defer stop()
-
-	switch req.Method {
-	case wire.MethodInitialize:
-		return s.initialize(req.Params)
-	case wire.MethodShutdown:
-		s.shutdown()
-		s.out.await(req.ID)
-		return wire.Empty{}, nil
-	case wire.MethodSessionRun, wire.MethodSessionCancel, wire.MethodSessionContinue, wire.MethodSessionSpawn,
-		wire.MethodMemoryWrite, wire.MethodFrontendDecide:
-		if !s.initialized.Load() {
-			return nil, rpcError(wire.CodeInvalidRequest, "initialize first")
-		}
-	default:
-		return nil, rpcError(wire.CodeMethodNotFound, "unknown method "+req.Method)
-	}
-	switch req.Method {
-	case wire.MethodSessionRun:
-		return s.run(ctx, req.Params)
-	case wire.MethodSessionCancel:
-		return s.cancel(req.Params)
-	case wire.MethodSessionContinue:
-		return s.resume(req.Params)
-	case wire.MethodMemoryWrite:
-		return s.memoryWrite(req.Params) // dfirst.go
-	case wire.MethodFrontendDecide:
-		return s.decide(req.Params) // decide.go
-	default:
-		return s.spawn(ctx, req.Params) // spawn.go
-	}
-}
-
-func (s *server) initialize(raw json.RawMessage) (any, error) {
-	var p wire.InitializeParams
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, rpcError(wire.CodeInvalidParams, err.Error())
-	}
-	if s.initialized.Load() {
-		return nil, rpcError(wire.CodeInvalidRequest, "initialize was already answered on this connection")
-	}
-	if !slices.Contains(p.ProtocolVersions, wire.Version) {
-		return nil, rpcError(wire.CodeVersionMismatch, "this kernel speaks only "+wire.Version)
-	}
-	s.initialized.Store(true)
-	return s.k.Info(), nil
-}
-
-// shutdown cancels every running session and waits until each has ended
-// (session-end hooks, end session/meta row, session/run answer), so that the
-// shutdown answer comes last.
-func (s *server) shutdown() {
-	s.mu.Lock()
-	s.stopping = true
-	for _, cancel := range s.cancels {
-		cancel()
-	}
-	s.mu.Unlock()
-	s.runs.Wait()
-	// The sessions' answers are written after their handlers return.
-	s.conn.WaitOthers()
-}
-
-// startRun registers a session/run handler unless shutdown has begun.
-func (s *server) startRun(cancel context.CancelFunc) (int, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stopping {
-		return 0, false
-	}
-	s.nextRun++
-	s.runs.Add(1)
-	s.cancels[s.nextRun] = cancel
-	return s.nextRun, true
-}
-
-func (s *server) endRun(id int) {
-	s.mu.Lock()
-	delete(s.cancels, id)
-	s.mu.Unlock()
-	s.runs.Done()
-}
-
-func (s *server) run(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p wire.RunParams
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, rpcError(wire.CodeInvalidParams, err.Error())
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	id, ok := s.startRun(cancel)
-	if !ok {
-		return nil, rpcError(wire.CodeInvalidRequest, "the kernel is shutting down")
-	}
-	defer s.endRun(id)
-	res, err := s.k.Run(ctx, connHost{s.conn}, p)
+// Run implements kernelkit.Kernel: a refused config is CodeConfigRejected
+// (HD-16, TA-25, ER-05), sent before anything is dispatched.
+func (a Kernel) Run(ctx context.Context, h *kernelkit.Host, p wire.RunParams) (wire.RunSessionResult, error) {
+	res, err := a.K.Run(ctx, h, p)
 	var ce *refkernel.ConfigError
 	switch {
 	case errors.As(err, &ce):
-		return nil, rpcError(wire.CodeConfigRejected, ce.Error())
+		return res, kernelkit.RejectConfig("%s", ce.Error())
 	case errors.Is(err, refkernel.ErrSessionRunning):
-		return nil, rpcError(wire.CodeInvalidRequest, err.Error())
-	case err != nil:
-		return nil, rpcError(wire.CodeInternal, err.Error())
+		return res, kernelkit.ErrSessionRunning
 	}
-	return res, nil
+	return res, err
 }
 
-func (s *server) cancel(raw json.RawMessage) (any, error) {
-	var p wire.CancelParams
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, rpcError(wire.CodeInvalidParams, err.Error())
+// Cancel implements kernelkit.Canceller: the session and its descendants
+// (SA-08).
+func (a Kernel) Cancel(id string) error {
+	if err := a.K.Cancel(id); err != nil {
+		return kernelkit.Errorf(wire.CodeUnknownSession, "unknown session %s", id)
 	}
-	if err := s.k.Cancel(p.SessionID); err != nil {
-		return nil, rpcError(wire.CodeUnknownSession, "unknown session "+p.SessionID)
-	}
-	return wire.Empty{}, nil
+	return nil
 }
 
-// resume serves session/continue: the user's message resumes a session a
-// soft limit paused (TA-09).
-func (s *server) resume(raw json.RawMessage) (any, error) {
-	var p wire.ContinueParams
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, rpcError(wire.CodeInvalidParams, err.Error())
-	}
-	switch err := s.k.Continue(p.SessionID, p.Message); {
+// Continue implements kernelkit.Continuer: a soft limit's pause ends with
+// the user's message (TA-09).
+func (a Kernel) Continue(id, message string) error {
+	switch err := a.K.Continue(id, message); {
 	case errors.Is(err, refkernel.ErrUnknownSession):
-		return nil, rpcError(wire.CodeUnknownSession, "unknown session "+p.SessionID)
+		return kernelkit.Errorf(wire.CodeUnknownSession, "unknown session %s", id)
 	case err != nil:
-		return nil, rpcError(wire.CodeInvalidParams, "session "+p.SessionID+" is not paused by a soft limit")
+		return kernelkit.Errorf(wire.CodeInvalidParams, "session %s is not paused by a soft limit", id)
 	}
-	return wire.Empty{}, nil
+	return nil
 }
 
-func rpcError(code int, msg string) *jsonrpc.Error { return &jsonrpc.Error{Code: code, Message: msg} }
-
-// validate checks known methods against the protocol schemas; an unknown
-// method is left to the handler, which answers it with method-not-found.
-func validate(method string, part jsonrpc.Part, raw json.RawMessage) error {
-	if !slices.Contains(wire.Methods(), method) {
-		return nil
+// Spawn implements kernelkit.Spawner: the child runs on this connection
+// like any session and the answer is its result (SA-04, SA-11).
+func (a Kernel) Spawn(ctx context.Context, h *kernelkit.Host, p wire.SpawnParams) (wire.RunSessionResult, error) {
+	res, err := a.K.Spawn(ctx, h, p)
+	var se *refkernel.SpawnError
+	var ce *refkernel.ConfigError
+	switch {
+	case err == nil:
+		return res, nil
+	case errors.Is(err, refkernel.ErrUnknownSession):
+		return res, kernelkit.Errorf(wire.CodeUnknownSession, "unknown parent session %s", p.ParentSessionID)
+	case errors.As(err, &se):
+		return res, kernelkit.Errorf(wire.CodeInvalidParams, "%s", se.Error())
+	case errors.Is(err, refkernel.ErrSpawnCancelled):
+		return res, kernelkit.Errorf(wire.CodeCancelled, "%s", err.Error())
+	case errors.As(err, &ce):
+		return res, kernelkit.RejectConfig("%s", ce.Error())
 	}
-	return wire.Validate(method, part.String(), raw)
+	return res, err
 }
+
+// Decide implements kernelkit.Decider: another frontend connection's
+// decisions (PA-16, PROTOCOL.md §6.7).
+func (a Kernel) Decide(p wire.FrontendDecideParams) (wire.FrontendDecideResult, error) {
+	res, err := a.K.Decide(p)
+	if errors.Is(err, refkernel.ErrUnknownSession) {
+		return res, kernelkit.Errorf(wire.CodeUnknownSession, "no running session %s", p.SessionID)
+	}
+	return res, err
+}
+
+// WriteMemory implements kernelkit.MemoryWriter: a running tool's write to
+// session memory, applied before the answer (§17.5).
+func (a Kernel) WriteMemory(p wire.MemoryWriteParams) error {
+	switch err := a.K.WriteMemory(p); {
+	case errors.Is(err, refkernel.ErrUnknownSession):
+		return kernelkit.Errorf(wire.CodeUnknownSession, "unknown session %s", p.SessionID)
+	case err != nil:
+		return kernelkit.Errorf(wire.CodeInvalidParams, "%s", err.Error())
+	}
+	return nil
+}
+
+// The deterministic-first profile asks the user through frontend/confirm,
+// which the kit's Host serves.
+var _ dfirst.Confirmer = (*kernelkit.Host)(nil)
