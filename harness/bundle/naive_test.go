@@ -71,6 +71,9 @@ func TestNaiveBundlesReplay(t *testing.T) {
 		if !v.Same {
 			t.Errorf("%s (%s) did not replay to the same outcome: %v", d, b.Manifest.Scenario.Ref(), v.Differences)
 		}
+		if differ > 0 {
+			continue // one is enough to show the comparison sees a fixed kernel
+		}
 		v, _, err = bundle.Replay(context.Background(), b, reference, bundle.ReplayOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -82,5 +85,5 @@ func TestNaiveBundlesReplay(t *testing.T) {
 	if differ == 0 {
 		t.Error("the reference kernel replayed every naive failure to the same outcome: the comparison sees nothing")
 	}
-	t.Logf("%d bundles replayed to the same failure on the naive kernel; %d to another outcome on the reference kernel", len(dirs), differ)
+	t.Logf("%d bundles replayed to the same failure on the naive kernel; the reference kernel replayed one to another outcome", len(dirs))
 }
