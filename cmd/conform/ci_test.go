@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/harness/shard"
 	"github.com/agentconform/conform/spec"
 )
 
@@ -203,5 +205,36 @@ func TestCommittedBundleExample(t *testing.T) {
 	k := naiveKernel(t)
 	if code, out, errOut := conform(t, "replay", b, "--kernel", k); code != 0 || !strings.HasPrefix(out, "SAME OUTCOME") {
 		t.Fatalf("replay of the committed bundle: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// A fuzz campaign's slices run their share of the cases under seeds derived
+// from the campaign's, printed so a failure reproduces with --seed alone.
+func TestFuzzShardCLI(t *testing.T) {
+	seen := map[string]bool{}
+	total := 0
+	for _, k := range []string{"1", "2", "3"} {
+		code, out, errOut := conform(t, "fuzz", "--shard", k+"/3", "--seed", "5", "--cases", "4", "--real-time=false")
+		if code != 0 {
+			t.Fatalf("shard %s: exit %d\n%s%s", k, code, out, errOut)
+		}
+		var n, of int
+		var seed string
+		for _, l := range strings.Split(out, "\n") {
+			if _, err := fmt.Sscanf(l, "conform fuzz: shard "+k+"/3 runs %d of %d cases", &n, &of); err == nil {
+				total += n
+			}
+			if i := strings.LastIndex(l, ", seed "); i >= 0 {
+				seed = l[i+len(", seed "):]
+			}
+		}
+		want := fmt.Sprint(shard.Seed(5, shard.Spec{K: int(k[0] - '0'), N: 3}))
+		if seed != want || seen[seed] {
+			t.Fatalf("shard %s ran seed %q, want %s (distinct):\n%s", k, seed, want, out)
+		}
+		seen[seed] = true
+	}
+	if total != 4 {
+		t.Fatalf("the slices ran %d cases of 4", total)
 	}
 }
