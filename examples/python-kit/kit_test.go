@@ -1,0 +1,158 @@
+// Package pythonkit_test checks the Python adapter kit (conform_kit.py) from
+// Go, where conform's schema validator is: what the kit sends in its own
+// self-test is validated message by message against spec/wire's JSON
+// Schemas, and the toy kernel built on it is run through the suite's
+// turn-order scenarios. Both skip without python3.
+package pythonkit_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentconform/conform/harness/adapter"
+	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/harness/runner"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+func python(t *testing.T) string {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed")
+	}
+	return py
+}
+
+func here(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// entry is one message of the kit's transcript.
+type entry struct {
+	Method string          `json:"method"`
+	Part   string          `json:"part"` // params, result or error
+	Body   json.RawMessage `json:"body"`
+}
+
+// TestKitMessagesValidate runs the kit's self-test with a transcript and
+// validates every message the kit sent against the protocol's schemas.
+func TestKitMessagesValidate(t *testing.T) {
+	py := python(t)
+	transcript := filepath.Join(t.TempDir(), "transcript.jsonl")
+	cmd := exec.Command(py, "-m", "unittest", "discover", "-s", here(t))
+	cmd.Env = append(os.Environ(), "CONFORM_KIT_TRANSCRIPT="+transcript)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the kit's self-test failed: %v\n%s", err, out)
+	}
+	f, err := os.Open(transcript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	seen := map[string]int{}
+	var first map[string]json.RawMessage // one model/stream params, for the negative control
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 8<<20)
+	for n := 1; sc.Scan(); n++ {
+		var e entry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("transcript line %d: %v", n, err)
+		}
+		if e.Method == "" {
+			t.Errorf("transcript line %d: an answer to a request the kit never noted: %s", n, sc.Bytes())
+			continue
+		}
+		seen[e.Method+" "+e.Part]++
+		switch e.Part {
+		case wire.PartParams, wire.PartResult:
+			if err := wire.Validate(e.Method, e.Part, e.Body); err != nil {
+				t.Errorf("transcript line %d: %s %s: %v\n%s", n, e.Method, e.Part, err, e.Body)
+			}
+		case "error":
+			var rpcErr struct {
+				Code    *int    `json:"code"`
+				Message *string `json:"message"`
+			}
+			if json.Unmarshal(e.Body, &rpcErr) != nil || rpcErr.Code == nil || rpcErr.Message == nil {
+				t.Errorf("transcript line %d: %s error answer is not {code, message}: %s", n, e.Method, e.Body)
+			}
+		default:
+			t.Errorf("transcript line %d: part %q", n, e.Part)
+		}
+		if e.Method == wire.MethodModelStream && first == nil {
+			_ = json.Unmarshal(e.Body, &first)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	// Every kind of message the kit sends was exercised.
+	for _, want := range []string{
+		"initialize result", "session/run result", "session/cancel result", "shutdown result", "frontend/decide result",
+		"context/assemble params", "hook/dispatch params", "model/stream params", "tool/invoke params",
+		"frontend/interactive params", "session/meta params", "cost/usage params", "event params", "$/cancelRequest params",
+		"session/run error", "session/spawn error", "initialize error",
+	} {
+		if seen[want] == 0 {
+			t.Errorf("the self-test never made the kit send %s", want)
+		}
+	}
+	// The check can fail: the same validator refuses a broken copy.
+	if first == nil {
+		t.Fatal("no model/stream in the transcript")
+	}
+	first["purpose"] = json.RawMessage(`"chat"`)
+	broken, _ := json.Marshal(first)
+	if wire.Validate(wire.MethodModelStream, wire.PartParams, broken) == nil {
+		t.Error("a model/stream with purpose chat validated")
+	}
+	var kinds []string
+	for k := range seen {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	t.Logf("validated: %s", strings.Join(kinds, ", "))
+}
+
+// TestToyKernelTurnOrder runs the turn-order scenarios against the toy
+// kernel, as `conform run --kernel "python3 toy_kernel.py" --tags @TA-01`
+// does: the step order passes; the reads' overlap (TA-14, a scenario of
+// the same tag) fails, because the toy runs its calls one at a time.
+func TestToyKernelTurnOrder(t *testing.T) {
+	py := python(t)
+	r, err := runner.Run(context.Background(), runner.Options{
+		Launcher: adapter.Subprocess{Argv: []string{py, filepath.Join(here(t), "toy_kernel.py")}},
+		Tags:     "@TA-01", Concurrency: 2, ScenarioTimeout: 30 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]report.Status{}
+	for _, q := range r.Requirements {
+		got[q.ID] = q.Status
+	}
+	for id, want := range map[string]report.Status{"TA-01": report.Pass, "PA-07": report.Pass, "TA-14": report.Fail} {
+		if got[id] != want {
+			t.Errorf("%s: %s, want %s", id, got[id], want)
+		}
+	}
+	for _, s := range r.Scenarios {
+		if s.Status == report.Error {
+			t.Errorf("harness error on %s:%d %s: %s", s.File, s.Line, s.Name, s.Failure)
+		}
+	}
+}
