@@ -15,7 +15,7 @@ Feature: The max_cost_usd bound
 
   @TA-03 @TA-08 @TA-20 @should
   Scenario: turns of $0.40 against a $1.00 cap: nothing fires at $0.80, the bound fires at $1.20
-    Given the session allows at most 50 turns
+    Given the session allows at most 12 turns
     And the session has a cost bound of $1.00
     When the session runs
     Then the kernel ran 3 ordinary turns
@@ -28,7 +28,7 @@ Feature: The max_cost_usd bound
   @TA-03 @TA-08 @should
   Scenario: a spend that reaches the cap exactly leaves no budget, so the bound fires
     Given every model reply uses 500000 input tokens and 0 output tokens
-    And the session allows at most 50 turns
+    And the session allows at most 12 turns
     And the session has a cost bound of $1.00
     When the session runs
     Then the kernel ran 2 ordinary turns
@@ -51,7 +51,7 @@ Feature: The max_cost_usd bound
     dimension, never a fourth bound: it fires with the cost bound's status
     and through the same final-answer turn.
     Given every model reply uses 2000 input tokens and 200 output tokens
-    And the session allows at most 50 turns
+    And the session allows at most 12 turns
     And the session has a cost bound of $1000
     And the token weights are 1 per output token and 0.5 per input token, with a budget of 2500 weighted tokens
     When the session runs

@@ -34,7 +34,7 @@ Feature: Every bound is checked on its own at step 17 and all share one limit-re
 
   @TA-19 @TA-03 @should
   Scenario: max_cost_usd fires alone: the same shape, another status
-    Given the session allows at most 50 turns
+    Given the session allows at most 12 turns
     And the session has a cost bound of $0.70
     And the session has a wall-clock bound of 600 seconds
     When the session runs
@@ -49,7 +49,7 @@ Feature: Every bound is checked on its own at step 17 and all share one limit-re
     The wait of turn 2 is held until two seconds after the kernel's session
     clock started: a second of margin on each side of the one-second bound,
     so the bound fires at the end of turn 2 however loaded the machine is.
-    Given the session allows at most 50 turns
+    Given the session allows at most 12 turns
     And the session has a cost bound of $1000
     And the session has a wall-clock bound of 1 seconds
     And the tool "wait" is held until 2 seconds after the session started

@@ -16,7 +16,7 @@ Feature: The max_wall_clock_s bound
   @TA-04 @TA-08 @TA-20 @should
   Scenario: a quarter-second bound fires at the end of the turn that crosses it
     Given the model answers every request with a call to "wait" whose ticket changes each time
-    And the session allows at most 50 turns
+    And the session allows at most 12 turns
     And the session has a wall-clock bound of 0.25 seconds
     And the tool "wait" is held until 1.25 seconds after the session started
     When the session runs
@@ -35,7 +35,7 @@ Feature: The max_wall_clock_s bound
     And the model answers request 2 with call search(query "two")
     And the model answers request 3 with call wait(ticket "three")
     And the model answers request 4 with call search(query "four")
-    And the session allows at most 50 turns
+    And the session allows at most 12 turns
     And the session has a wall-clock bound of 1 seconds
     And the tool "wait" is held until 2 seconds after the session started
     When the session runs

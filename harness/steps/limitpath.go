@@ -31,6 +31,7 @@ func init() {
 		sc.Step(stepRE(`^the kernel ran (\d+) ordinary turns?$`), s.proves(s.ordinaryTurns, "TA-02", "TA-03", "TA-04", "TA-05", "TA-12", "TA-19", "TA-26"))
 		sc.Step(stepRE(`^exactly one final-answer turn followed$`), s.proves(s.oneFinalTurn, "TA-08", "TA-19", "TA-21", "TA-26"))
 		sc.Step(stepRE(`^the status names the bound: "([^"]+)"$`), s.proves(s.statusNamesBound, "TA-03", "TA-04", "TA-05", "TA-19", "TA-21"))
+		sc.Step(stepRE(`^the session-end payload and the last session_meta row name the same bound$`), s.proves(s.boundStatusEverywhere, "TA-21"))
 		sc.Step(stepRE(`^the final-answer request offered no tools$`), s.proves(s.finalOfferedNoTools, "TA-20"))
 		sc.Step(stepRE(`^the final-answer request carried an instruction the harness did not send$`), s.proves(s.finalCarriedInstruction, "TA-20"))
 		sc.Step(stepRE(`^the final-answer request still holds the results of every earlier tool call$`), s.proves(s.finalHoldsResults, "TA-19", "TA-20"))
@@ -245,6 +246,20 @@ func (s *Scenario) statusNamesBound(status string) error {
 		return notReached("the kernel never took the limit path (the session ended %q)", s.Result.Status)
 	}
 	return s.sessionEndsWith(status)
+}
+
+// boundStatusEverywhere: the status naming the bound is the same in the
+// session-end payload and the last session_meta row as in the result
+// (TA-21). Not reached for a kernel that never took the limit path: then
+// the rows agreeing on some other status proves nothing about TA-21.
+func (s *Scenario) boundStatusEverywhere() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	if !s.tookLimitPath() {
+		return notReached("the kernel never took the limit path (the session ended %q)", s.Result.Status)
+	}
+	return errors.Join(s.sessionEndPayloadStatus(), s.lastMetaStatus())
 }
 
 func (s *Scenario) finalOfferedNoTools() error {

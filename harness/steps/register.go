@@ -86,8 +86,8 @@ func Register(sc *godog.ScenarioContext, env *Env, done func(Outcome)) {
 	sc.Step(stepRE(`^model request (\d+) ends with the assistant message of request (\d+) followed by one result for each of its calls$`), s.proves(s.requestEndsWithResults, "TA-01"))
 	sc.Step(stepRE(`^no (.+) hook was dispatched$`), s.proves(s.pointsNeverDispatched, "TA-10"))
 	sc.Step(stepRE(`^"([^"]+)" was dispatched exactly once(, before the first context assemble|, after the last model request)?$`), s.proves(s.dispatchedOnce, "TA-10", "TA-18"))
-	sc.Step(stepRE(`^the session-end payload carries the final status$`), s.proves(s.sessionEndPayloadStatus, "TA-18", "TA-21"))
-	sc.Step(stepRE(`^the last session_meta row carries the final status$`), s.proves(s.lastMetaStatus, "TA-18", "TA-21"))
+	sc.Step(stepRE(`^the session-end payload carries the final status$`), s.proves(s.sessionEndPayloadStatus, "TA-18"))
+	sc.Step(stepRE(`^the last session_meta row carries the final status$`), s.proves(s.lastMetaStatus, "TA-18"))
 	sc.Step(stepRE(`^the final message says "([^"]*)"$`), s.proves(s.finalMessageSays, "DF-01", "TA-10", "TA-27"))
 
 	// Trace (TA-17).
