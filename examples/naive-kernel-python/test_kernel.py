@@ -120,13 +120,18 @@ def config(tools=None, subscribers=None):
 
 
 class KernelTest(unittest.TestCase):
-    def start(self, **kw):
+    def start(self, init=True, **kw):
         h = MiniHarness(**kw)
         self.addCleanup(lambda: h.proc.poll() is None and h.close())
+        if init:
+            resp = h.request("initialize", {"protocol_versions": ["conform.wire/v1"], "harness": {"name": "t", "version": "0"}})
+            self.assertIn("result", resp)
         return h
 
     def test_initialize(self):
-        h = self.start()
+        h = self.start(init=False)
+        resp = h.request("session/run", {"session_id": "s0", "prompt": "hi", "config": config()})
+        self.assertEqual(resp["error"]["code"], -32600)  # initialize first
         resp = h.request("initialize", {"protocol_versions": ["conform.wire/v1"], "harness": {"name": "t", "version": "0"}})
         self.assertEqual(resp["result"], {
             "protocol_version": "conform.wire/v1",
