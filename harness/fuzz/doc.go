@@ -13,9 +13,14 @@
 // threshold calls are identical, costs that follow the declared pricing
 // and add up, and one end of the session.
 //
-// A failure is shrunk by rapid to a minimal session and written out as
-// that feature file, so a kernel author re-runs exactly that case with
-// `conform run --features DIR`.
+// Each invariant proves one requirement (steps.Invariants, Case.Checks),
+// and the feature is tagged with exactly those requirements, so a broken
+// invariant fails its own requirement and no other. A failure is shrunk by
+// rapid to a minimal session that still fails the same requirement, and
+// written out as that feature file, so a kernel author re-runs exactly that
+// case with `conform run --features DIR`. Serves TA-01, TA-02, TA-03,
+// TA-04, TA-06, TA-08, TA-10, TA-12, TA-18, TA-19, TA-20, TA-21, TA-23,
+// TA-24, TA-25, TA-26 and TA-27.
 //
 // The invariants are judged against the replies the fake model really sent
 // and the kernel's declared readings; where the spec is open (A-01..A-14)
