@@ -86,7 +86,10 @@ type scenarioOutcome struct {
 // outcomeFor applies the per-check rules to one requirement in one scenario.
 // A scenario that did not get as far as its checks (error, skipped, not run)
 // speaks for all its requirements alike; one that did speaks for each
-// requirement only through the checks that name it.
+// requirement only through the checks that name it: any failing check
+// fails it; else any check not reached leaves it not reached, since a pass
+// of the requirement's other checks in that scenario would be a pass about
+// something that did not happen; else a passing check passes it.
 func outcomeFor(s ScenarioResult, id string) scenarioOutcome {
 	switch s.Status {
 	case Error, Skipped, NotRun:
@@ -118,12 +121,15 @@ func outcomeFor(s ScenarioResult, id string) scenarioOutcome {
 	switch {
 	case len(o.fails) > 0:
 		o.status, o.text = Fail, o.fails[0].Message
+	case len(o.notReached) > 0:
+		// The scenario never got to part of what it tests of id: the
+		// checks that did pass (often generic ones, such as the final
+		// status) cannot stand for the requirement on their own.
+		o.status, o.text = NotReached, o.notReached[0].Message
 	case passed:
 		o.status = Pass
 	case len(o.unverified) > 0:
 		o.status, o.text = Unverifiable, o.unverified[0].Message
-	case len(o.notReached) > 0:
-		o.status, o.text = NotReached, o.notReached[0].Message
 	default:
 		o.status, o.text = NotReached, "no check of this scenario proves "+id
 		o.notReached = []CheckRef{{Scenario: s.Ref(), Message: o.text}}

@@ -53,12 +53,21 @@ func TestCheckAttribution(t *testing.T) {
 			reasonHas: map[string]string{"TA-02": "not reached: b.feature:3: there was no request 4"},
 		},
 		{
-			name: "a pass beside a check not reached is partial",
+			name: "a pass beside a check not reached in the same scenario is no pass",
 			scenarios: []ScenarioResult{
 				scn(3, check(4, Pass, "", "TA-01", "TA-02"), check(5, NotReached, "no request 4", "TA-02")),
 			},
+			want:      map[string]Status{"TA-01": Pass, "TA-02": NotTested},
+			reasonHas: map[string]string{"TA-02": "not reached: b.feature:3: no request 4"},
+		},
+		{
+			name: "a pass in one scenario beside one not reached in another is partial",
+			scenarios: []ScenarioResult{
+				scn(3, check(4, Pass, "", "TA-01", "TA-02")),
+				scn(9, check(10, NotReached, "no request 4", "TA-02")),
+			},
 			want:    map[string]Status{"TA-01": Pass, "TA-02": Pass},
-			partial: map[string]bool{"TA-01": false, "TA-02": true},
+			partial: map[string]bool{"TA-02": true},
 		},
 		{
 			name:      "a tag no check proves is not a verdict",

@@ -53,7 +53,10 @@ func richReport() *Report {
 		{File: "bounds.feature", Line: 60, Name: "final answer", Status: Pass, Requirements: []string{"TA-08"},
 			Checks: []CheckResult{
 				{Step: "one final-answer turn", Line: 61, Requirements: []string{"TA-08"}, Status: Pass},
-				{Step: "it offered no tools", Line: 62, Requirements: []string{"TA-08"}, Status: NotReached, Message: "no tools were declared"},
+			}},
+		{File: "bounds.feature", Line: 70, Name: "final answer, no tools", Status: NotReached, Requirements: []string{"TA-08"},
+			Checks: []CheckResult{
+				{Step: "it offered no tools", Line: 72, Requirements: []string{"TA-08"}, Status: NotReached, Message: "no tools were declared"},
 			}},
 	}
 	r := Build(cat, Kernel{Name: "kernel", Version: "1.0", Capabilities: []string{"bound.max_cost_usd"}, Readings: map[string]string{"doomloop.window": "turns"}, Command: "python3 k.py"},

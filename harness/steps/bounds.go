@@ -330,6 +330,14 @@ func (s *Scenario) endedOnItsOwn() error {
 	if s.Result.Status == wire.StatusRunning || s.Result.Status == wire.StatusCancelled {
 		return fmt.Errorf("expected the session to end on its own, it ended %q", s.Result.Status)
 	}
+	// The subject is a bound that was reached: a kernel that ignores
+	// max_turns (TA-02's failure) or ends before it never shows whether a
+	// reached bound needs input.
+	if b := s.Cfg.Bounds.MaxTurns; b != nil {
+		if n := len(s.modelRequests()); n < *b || n > *b+1 {
+			return notReached("the kernel asked the model %d times under max_turns %d, so it never stopped at the bound; whether a reached bound ends the session without input was not exercised", n, *b)
+		}
+	}
 	for _, ev := range s.World.Events() {
 		if ev.SessionID == s.SessionID && ev.Kind == wire.EventLimitReached && ev.Payload["soft"] == true {
 			return fmt.Errorf("with no soft option configured the kernel still paused (a limit_reached event with soft: true) before it ended %q; the default must be hard termination", s.Result.Status)
