@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -24,6 +26,32 @@ type fakeHarness struct {
 
 	mu    sync.Mutex
 	notes []note
+	lines []string // everything the kit wrote, line by line, in order
+}
+
+// tap records what the kit writes before the harness reads it.
+type tap struct {
+	r io.Reader
+	h *fakeHarness
+}
+
+func (t tap) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	t.h.mu.Lock()
+	defer t.h.mu.Unlock()
+	for _, l := range strings.Split(string(p[:n]), "\n") {
+		if l != "" {
+			t.h.lines = append(t.h.lines, l)
+		}
+	}
+	return n, err
+}
+
+// lineIndex is the index of the first line the kit wrote containing s.
+func (h *fakeHarness) lineIndex(s string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.IndexFunc(h.lines, func(l string) bool { return strings.Contains(l, s) })
 }
 
 type note struct {
@@ -36,7 +64,7 @@ func startKit(t *testing.T, k Kernel, answer func(ctx context.Context, method st
 	kin, hout := io.Pipe()
 	hin, kout := io.Pipe()
 	h := &fakeHarness{served: make(chan error, 1), answer: answer}
-	h.conn = jsonrpc.New(hin, hout, hout, h.handle, jsonrpc.Options{
+	h.conn = jsonrpc.New(tap{hin, h}, hout, hout, h.handle, jsonrpc.Options{
 		Validate: func(method string, part jsonrpc.Part, raw json.RawMessage) error {
 			return wire.Validate(method, part.String(), raw)
 		},

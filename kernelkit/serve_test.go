@@ -138,13 +138,11 @@ func TestShutdown(t *testing.T) {
 	if err := h.call(t, wire.MethodShutdown, struct{}{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case res := <-ran:
-		if res.Status != wire.StatusCancelled {
-			t.Errorf("the session ended %q at shutdown", res.Status)
-		}
-	default:
-		t.Error("shutdown was answered before the running session")
+	if res := <-ran; res.Status != wire.StatusCancelled {
+		t.Errorf("the session ended %q at shutdown", res.Status)
+	}
+	if run, shut := h.lineIndex(`"status":"cancelled","total`), h.lineIndex(`"result":{}`); run < 0 || run > shut {
+		t.Errorf("session/run answered at line %d, shutdown at line %d", run, shut)
 	}
 	select {
 	case err := <-h.served:

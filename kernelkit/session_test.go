@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -16,11 +17,10 @@ import (
 // of each kind, then text), hook answers by subscriber, tools that answer
 // with an object, a string or a crash.
 type script struct {
-	mu        sync.Mutex
-	log       []string // request labels in arrival order
-	requests  []wire.ModelStreamParams
-	hook      map[string]func(ctx context.Context, p wire.HookDispatchParams) (any, error)
-	cancelled []string // subscribers whose call the kernel gave up on
+	mu       sync.Mutex
+	log      []string // request labels in arrival order
+	requests []wire.ModelStreamParams
+	hook     map[string]func(ctx context.Context, p wire.HookDispatchParams) (any, error)
 }
 
 func (s *script) answer(ctx context.Context, method string, raw json.RawMessage) (any, error) {
@@ -66,9 +66,6 @@ func (s *script) answer(ctx context.Context, method string, raw json.RawMessage)
 			s.mu.Unlock()
 			res, err := f(ctx, p)
 			s.mu.Lock()
-			if ctx.Err() != nil {
-				s.cancelled = append(s.cancelled, p.Subscriber)
-			}
 			return res, err
 		}
 		switch p.Mode {
@@ -80,6 +77,13 @@ func (s *script) answer(ctx context.Context, method string, raw json.RawMessage)
 		return wire.HookDispatchResult{Outcome: wire.OutcomeAck}, nil
 	}
 	return nil, &Error{Code: wire.CodeMethodNotFound, Message: method}
+}
+
+// snapshot is what the script has recorded so far.
+func (s *script) snapshot() ([]string, []wire.ModelStreamParams) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.log), slices.Clone(s.requests)
 }
 
 // helperKernel runs the example's loop shape with the helpers.
@@ -132,6 +136,7 @@ func TestHelpersFollowTheTurnShape(t *testing.T) {
 		}
 	}
 	res, h := runScript(t, sc, subs)
+	log, requests := sc.snapshot()
 	want := []string{"hook session-start O",
 		"context/assemble", "hook pre-model-call O", "model/stream", "hook post-model-response O",
 		"hook pre-tool-call O", "hook pre-tool-call O", "hook pre-tool-call O",
@@ -139,13 +144,13 @@ func TestHelpersFollowTheTurnShape(t *testing.T) {
 		"hook post-tool-call O", "hook post-tool-call O", "hook post-tool-call O", "hook post-apply O",
 		"context/assemble", "hook pre-model-call O", "model/stream", "hook post-model-response O",
 		"hook session-end O"}
-	if !slices.Equal(sc.log, want) {
-		t.Errorf("requests:\n%s\nwant\n%s", strings.Join(sc.log, "\n"), strings.Join(want, "\n"))
+	if !slices.Equal(log, want) {
+		t.Errorf("requests:\n%s\nwant\n%s", strings.Join(log, "\n"), strings.Join(want, "\n"))
 	}
 	if res.Status != wire.StatusCompleted || res.Turns != 2 || res.TotalInputTokens != 2000 || res.TotalCostUSD != 0.00204 {
 		t.Errorf("result %+v", res)
 	}
-	second := sc.requests[1]
+	second := requests[1]
 	results := second.Messages[len(second.Messages)-1]
 	var got []string
 	for _, b := range results.Content {
@@ -170,10 +175,12 @@ func TestDispatchRules(t *testing.T) {
 	answer := func(res any, err error) hookFunc {
 		return func(context.Context, wire.HookDispatchParams) (any, error) { return res, err }
 	}
+	gaveUp, once := make(chan struct{}), sync.Once{} // "late" is called in both turns
 	sc := &script{hook: map[string]hookFunc{
 		"T": rewrite,
 		"late": func(ctx context.Context, _ wire.HookDispatchParams) (any, error) {
-			<-ctx.Done() // held until the kernel gives up on it
+			<-ctx.Done() // held until the kernel gives up on it ($/cancelRequest)
+			once.Do(func() { close(gaveUp) })
 			return nil, ctx.Err()
 		},
 		"wrong": answer(wire.HookDispatchResult{Outcome: wire.OutcomeVeto, Decision: wire.DecisionAllow}, nil),
@@ -192,14 +199,17 @@ func TestDispatchRules(t *testing.T) {
 	if res.Status != wire.StatusCompleted {
 		t.Fatalf("result %+v", res)
 	}
-	last := sc.requests[0].Messages[len(sc.requests[0].Messages)-1]
+	log, requests := sc.snapshot()
+	last := requests[0].Messages[len(requests[0].Messages)-1]
 	if last.Content[0].Text != "checked" {
-		t.Errorf("the pre-model-call transform did not reach the request: %+v", sc.requests[0].Messages)
+		t.Errorf("the pre-model-call transform did not reach the request: %+v", requests[0].Messages)
 	}
-	if slices.Contains(sc.log, "hook plan-ready never") || slices.Contains(sc.log, "invoke write") {
-		t.Errorf("a denied plan went on: %v", sc.log)
+	if slices.Contains(log, "hook plan-ready never") || slices.Contains(log, "invoke write") {
+		t.Errorf("a denied plan went on: %v", log)
 	}
-	if !slices.Contains(sc.cancelled, "late") {
+	select {
+	case <-gaveUp:
+	case <-time.After(10 * time.Second):
 		t.Errorf("the late subscriber's call was not cancelled")
 	}
 	cats := map[string]string{}
