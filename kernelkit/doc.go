@@ -35,7 +35,12 @@
 // and calls the Host from the framework's own hooks otherwise, so that
 // conform's report is about the framework, not about the glue.
 //
-// The reference kernel is served by this package (refkernel/server), so
-// every requirement of the catalog is checked through it; the toy loop of
-// the package example passes the turn-order rows (TA-01) with the helpers.
+// Requirements. As the transport of the reference kernel (refkernel/server)
+// the package serves every requirement of the catalog: each is checked
+// through it. Its own answers serve TA-18 (a cancelled or shut-down session
+// still ends properly) and PA-16 (frontend/decide with nothing pending);
+// the helpers serve TA-01 (the step order of a turn, with the toy loop of
+// the package example), HD-01..HD-06, HD-09, HD-10, HD-11 and HD-14
+// (Dispatch), TA-06 and TA-24 (Charge), ER-04 and ER-09 (ToolResultOf), and
+// TA-31 (one turn_id per turn, Begin).
 package kernelkit
