@@ -38,6 +38,22 @@ naive: build
 		--html $(REPORTS)/naive-kernel-python.html \
 		--report-json $(REPORTS)/naive-kernel-python.json > /dev/null
 
+# Real agent frameworks, each its own module under examples/frameworks/
+# (GOFLAGS=-mod=mod: their dependencies come from the module proxy, not from
+# this module). Not part of make test: it rewrites reports/frameworks/.
+FRAMEWORKS := langchaingo genkit
+.PHONY: frameworks
+frameworks: build
+	@for f in $(FRAMEWORKS); do \
+		[ -f examples/frameworks/$$f/go.mod ] || continue; \
+		(cd examples/frameworks/$$f && GOFLAGS=-mod=mod $(GO) build -o ../../../bin/$$f-kernel .) || exit 2; \
+		$(BIN) run --kernel bin/$$f-kernel -q -j 4 \
+			--report-json $(REPORTS)/frameworks/$$f.json \
+			--markdown $(REPORTS)/frameworks/$$f.report.md \
+			--html $(REPORTS)/frameworks/$$f.html > /dev/null; \
+		test $$? -le 1 || exit 2; \
+	done
+
 vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
