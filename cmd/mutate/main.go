@@ -36,6 +36,7 @@ func main() {
 	flag.IntVar(&cfg.PerPackage, "sample", 0, "judge only this many mutants per package (0: all)")
 	flag.Uint64Var(&seed, "seed", 1, "seed of the sample")
 	flag.BoolVar(&cfg.Confirm, "confirm", true, "re-run each survivor against the whole suite")
+	flag.BoolVar(&cfg.Reach, "reach", true, "measure which statements the suite executes (one coverage run) and report mutants of the others as survivors not reached, without judging them")
 	flag.StringVar(&pkgs, "packages", "", "comma-separated module-relative folders to mutate (default: every refkernel package)")
 	flag.StringVar(&list, "survivors", "internal/mutation/survivors.json", "the committed classification of survivors")
 	flag.StringVar(&out, "out", "reports", "folder for mutation.json and mutation.md (empty: none)")

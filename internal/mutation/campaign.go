@@ -32,6 +32,10 @@ type Config struct {
 	// the whole suite, so a mutant is only reported as surviving when no
 	// scenario at all notices it.
 	Confirm bool
+	// Reach measures, with one coverage run of the whole suite, which
+	// statements any scenario executes; a mutant of a statement none
+	// executes is reported as a survivor not reached, without a build.
+	Reach bool
 	// Classifications are the reviewed survivors, by key.
 	Classifications map[string]Classification
 	// Journal, if set, receives every verdict as one JSON line as soon as
@@ -49,9 +53,14 @@ type Result struct {
 	Status  Status   `json:"status"`
 	Failing []string `json:"failing,omitempty"` // requirements that failed against it
 	// Scope is what judged it: "package" (the scenarios tagged with its
-	// package's requirements) or "suite" (the whole suite, after the
-	// package's scenarios let it through).
-	Scope       string `json:"scope,omitempty"`
+	// package's requirements), "suite" (the whole suite, after the
+	// package's scenarios let it through) or "unreached" (no scenario
+	// executes its statement, so nothing was run).
+	Scope string `json:"scope,omitempty"`
+	// Reached says whether the whole suite executes the mutated statement
+	// in the unmutated kernel: "yes", "no", or "" when not measured or
+	// outside any statement.
+	Reached     string `json:"reached,omitempty"`
 	Detail      string `json:"detail,omitempty"`
 	Millis      int64  `json:"ms"`
 	BuildMillis int64  `json:"build_ms,omitempty"`
@@ -87,6 +96,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := baseline(ctx, j); err != nil {
 		return nil, err
 	}
+	var cov *reach
+	if cfg.Reach {
+		if cov, err = measureReach(ctx, j, cfg.Tree); err != nil {
+			return nil, err
+		}
+	}
 	done, err := loadJournal(cfg)
 	if err != nil {
 		return nil, err
@@ -115,11 +130,18 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			dir := filepath.Join(tmp, fmt.Sprintf("w%d", w))
 			for i := range next {
 				m := mutants[i]
+				reached := cov.at(m.File, m.Line, m.Col)
 				r, ok := done[journalKey(m)]
-				if !ok {
+				switch {
+				case ok:
+				case reached == ReachedNo:
+					r = Result{Mutant: m, Status: Survived, Scope: "unreached"}
+					journal.write(r)
+				default:
 					r = judgeOne(ctx, j, dir, m, sources[m.File], tags[m.Package], cfg.Confirm)
 					journal.write(r)
 				}
+				r.Reached = reached
 				results[i] = r
 				mu.Lock()
 				finished++

@@ -29,15 +29,16 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	fmt.Fprintf(&b, "Target: at least %.0f%% of the non-equivalent mutants of every package killed. This campaign %s it; "+
 		"%d survivors are unclassified.\n\n", TargetScore*100, verdict, r.Unclassed)
 	b.WriteString("Score = killed / (viable − equivalent); raw = killed / viable. Killed includes crashed and timed out.\n\n")
-	b.WriteString("| package | mutants | not viable | killed | crashed | timeout | survived | equivalent | not observable | open reading | unclassified | raw | score |\n")
-	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	b.WriteString("Not reached: survivors whose statement no scenario executes against the unmutated kernel (one coverage run of the whole suite).\n\n")
+	b.WriteString("| package | mutants | not viable | killed | crashed | timeout | survived | not reached | equivalent | not observable | open reading | unclassified | raw | score |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, s := range append(append([]Score{}, r.Packages...), r.Totals) {
 		name := "`" + s.Package + "`"
 		if s.Package == "total" {
 			name = "**total**"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %s |\n", name, s.Mutants,
-			s.NotViable+s.HarnessErrors, s.Killed, s.Crashed, s.TimedOut, s.Survived, s.Equivalent, s.NotObservable,
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %s |\n", name, s.Mutants,
+			s.NotViable+s.HarnessErrors, s.Killed, s.Crashed, s.TimedOut, s.Survived, s.Unreached, s.Equivalent, s.NotObservable,
 			s.OpenReading, s.Unclassified, pct(s.Raw), pct(s.Score))
 	}
 	b.WriteString("\n## By operator\n\n| operator | mutants | viable | killed | survived |\n|---|--:|--:|--:|--:|\n")
@@ -53,7 +54,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	for _, s := range r.Survivors {
 		if s.Package != pkg {
 			pkg = s.Package
-			fmt.Fprintf(&b, "\n### %s\n\n| place | mutation | classification | clause | reason |\n|---|---|---|---|---|\n", pkg)
+			fmt.Fprintf(&b, "\n### %s\n\n| place | mutation | reached | classification | clause | reason |\n|---|---|---|---|---|---|\n", pkg)
 		}
 		class, clause, reason := "**unclassified**", "", ""
 		if c := s.Classification; c != nil {
@@ -62,7 +63,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		if len(s.Unreproduced) > 0 {
 			reason += fmt.Sprintf(" (failed once on %s, but not again)", strings.Join(s.Unreproduced, ", "))
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", s.Pos(), cell(s.Describe()), class, cell(clause), cell(reason))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", s.Pos(), cell(s.Describe()), reachedCell(s.Reached), class, cell(clause), cell(reason))
 	}
 	if len(r.Stale) > 0 {
 		b.WriteString("\n## Stale classifications\n\nThese entries of the committed list match no mutant of this campaign (the code changed); review and remove them:\n\n")
@@ -90,6 +91,16 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func reachedCell(r string) string {
+	switch r {
+	case ReachedNo:
+		return "**no**"
+	case "":
+		return "?"
+	}
+	return r
 }
 
 func harnessErrors(r *Report) []Result {

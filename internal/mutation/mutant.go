@@ -62,7 +62,7 @@ func (m Mutant) Pos() string { return fmt.Sprintf("%s:%d:%d", m.File, m.Line, m.
 func (m Mutant) Describe() string {
 	switch {
 	case m.Op == LoopCut:
-		return fmt.Sprintf("loop_cut: `%s` stops after its first element", short(m.Orig))
+		return fmt.Sprintf("loop_cut: `%s` ends after the first pass through its whole body", short(m.Orig))
 	case m.Repl == "":
 		return fmt.Sprintf("%s: `%s` removed", m.Op, short(m.Orig))
 	default:

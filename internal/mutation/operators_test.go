@@ -45,7 +45,7 @@ func TestEnumerateEveryOperator(t *testing.T) {
 	}
 	want := []string{
 		"const: `0` -> `1`",
-		"loop_cut: `for _, x := range xs` stops after its first element",
+		"loop_cut: `for _, x := range xs` ends after the first pass through its whole body",
 		"arith: `+=` -> `-=`",
 		"drop_assign: `total += x` removed",
 		"negate: `n < 3 && n >= 1` -> `!(n < 3 && n >= 1)`",

@@ -50,6 +50,8 @@ type Score struct {
 	NotObservable int      `json:"not_observable"`
 	OpenReading   int      `json:"open_reading"`
 	Unclassified  int      `json:"unclassified"`
+	// Unreached counts the survivors whose statement no scenario executes.
+	Unreached int `json:"survivors_not_reached"`
 	// Raw is kills over viable mutants; Score is kills over viable
 	// mutants that are not classified equivalent, the figure the target
 	// applies to.
@@ -150,6 +152,9 @@ func (s *Score) add(r Result) {
 		s.TimedOut++
 	case Survived:
 		s.Survived++
+		if r.Reached == ReachedNo {
+			s.Unreached++
+		}
 		if r.Classification == nil {
 			s.Unclassified++
 			return
