@@ -25,26 +25,35 @@ const (
 // Scenario normalization:
 //   - a scenario whose Requirements is empty gets the catalog IDs among its
 //     tags (with or without the leading "@");
-//   - a scenario with a status other than the five scenario statuses is an
+//   - a scenario with a status other than the scenario statuses is an
 //     error: an outcome nobody can interpret is never a pass;
 //   - the message log is dropped from passing scenarios, and a negative
 //     duration (a clock going backwards) is clamped to zero;
 //   - scenarios are sorted by file, then line.
 //
 // The verdict on a requirement follows from the scenarios that cover it,
-// taken in file-then-line order. These are the product's honesty rules:
+// taken in file-then-line order. First, each scenario says one thing of the
+// requirement (outcomeFor): a scenario that ended in error, was skipped or
+// was not run says so for all its requirements; one that reached its checks
+// speaks only through the checks that name the requirement — fail if any
+// failed, else not reached if any was not reached, else pass if any passed,
+// else unverifiable. These are the product's honesty rules:
 //
 //  1. No covering scenario: not_tested, never pass.
-//  2. Any covering scenario failed: fail. The reason is the first failure,
-//     prefixed by the scenario's file:line.
-//  3. Else any errored: error, with the first error text as the reason.
+//  2. Any scenario says fail: fail. The reason is the first failing check,
+//     at its own file:line; Failures lists every failing check.
+//  3. Else any says error: error, with the first error text as the reason.
 //  4. Else every covering scenario was skipped: skipped, with the skip
 //     reason. A must-class requirement can never be skipped: it becomes fail
 //     with the reason "a MUST cannot be skipped: <scenario>".
-//  5. Else every covering scenario that was not skipped is unverifiable:
-//     unverifiable, with the scenario's reason or the catalog's note. Not
-//     being able to see a violation is not a pass.
-//  6. Else pass: at least one scenario passed and none failed or errored.
+//  5. Else no scenario says pass: unverifiable if one says so (not being
+//     able to see a violation is not a pass), else not_tested with the
+//     reason (not reached, or not run).
+//  6. Else pass. The pass is partial, naming what was not verified, when
+//     the catalog names a clause not observable over the wire, or a check
+//     was not reached or a covering scenario unverifiable elsewhere.
+//
+// Observations are gathered from the scenarios and never change a verdict.
 //
 // The compliance level is computed over the agent-loop profile only; seed
 // rows of the separate deterministic-first profile are reported but never
