@@ -52,7 +52,7 @@ type Requirement struct {
 }
 
 var (
-	idPattern = regexp.MustCompile(`^(TA|HD|PA|SA|ER|DF)-\d{2}$`)
+	idPattern = regexp.MustCompile(`^(TA|HD|PA|SA|ER|DF|PL)-\d{2}$`)
 
 	// levelClass maps every level spelling the digest uses to its class.
 	levelClass = map[string]string{
@@ -66,7 +66,7 @@ var (
 		"seed":                    "seed",
 	}
 
-	profiles = map[string]bool{"agent-loop": true, "deterministic-first": true}
+	profiles = map[string]bool{"agent-loop": true, "deterministic-first": true, ProfilePlugin: true}
 )
 
 var (
@@ -75,14 +75,18 @@ var (
 	loadErr  error
 )
 
-// Load returns the embedded catalog. It is parsed once; a defect in the
-// embedded file is a build mistake, so every caller sees the same error.
+// Load returns the kernel catalog: the embedded file without the plugin
+// profile's rows and area (LoadPlugin has those), so a kernel run never
+// reports plugin rows. It is parsed once; a defect in the embedded file is
+// a build mistake, so every caller sees the same error.
 func Load() (*Catalog, error) {
 	loadOnce.Do(func() {
-		loaded, loadErr = Parse(catalogJSON)
-		if loadErr != nil {
-			loadErr = fmt.Errorf("embedded requirements.json: %w", loadErr)
+		all, err := LoadAll()
+		if err != nil {
+			loadErr = err
+			return
 		}
+		loaded = all.profileView(false)
 	})
 	return loaded, loadErr
 }
@@ -172,6 +176,8 @@ func Parse(data []byte) (*Catalog, error) {
 		}
 		if !profiles[r.Profile] {
 			bad("profile", "unknown profile %q", r.Profile)
+		} else if (r.Area == PluginArea) != (r.Profile == ProfilePlugin) {
+			bad("profile", "%q in area %s: the plugin profile is exactly the %s area", r.Profile, r.Area, PluginArea)
 		}
 
 		switch {

@@ -24,5 +24,6 @@ frontend providers, drives the kernel over the conform.wire/v1 protocol
 	root.SetVersionTemplate(strings.ReplaceAll(versionText(), "{{", "{{`{{`}}"))
 	root.AddCommand(newRunCmd(), newListCmd(), newExplainCmd(), newKernelCmd(), newFuzzCmd(), newVersionCmd())
 	root.AddCommand(newBaselineCmd(), newDiffCmd(), newMergeCmd(), newReplayCmd())
+	root.AddCommand(newPluginCmd())
 	return root
 }

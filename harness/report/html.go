@@ -29,7 +29,9 @@ import (
 // them every row is shown. Every string is redacted, then escaped (see
 // package safetext); kernel text can add no element and no attribute.
 func WriteHTML(w io.Writer, r *Report) error {
-	cat, err := spec.Load()
+	// Every profile's rows: the page looks statements up by ID, and a
+	// plugin report's IDs are not in the kernel catalog.
+	cat, err := spec.LoadAll()
 	if err != nil {
 		return err
 	}

@@ -59,6 +59,7 @@ const (
 
 	profileAgentLoop          = "agent-loop"
 	profileDeterministicFirst = "deterministic-first"
+	profilePlugin             = "plugin"
 )
 
 // ScenarioResult is the outcome of one executed Gherkin scenario.

@@ -1,0 +1,175 @@
+package pluginconform
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"pgregory.net/rapid"
+
+	toolv1 "github.com/agentconform/conform/api/gen/pluggableharness/tool/v1"
+	"github.com/agentconform/conform/pluginconform/schemagen"
+)
+
+// The requirements generated valid arguments judge, and those broken
+// arguments judge.
+var (
+	validIDs   = []string{"PL-14", "PL-15", "PL-16", "PL-17", "PL-19", "PL-20", "PL-21"}
+	invalidIDs = []string{"PL-18"}
+)
+
+// checkOperations runs the behavioural checks of every operation.
+func (r *run) checkOperations(ctx context.Context) {
+	served := r.scenario("plugin/invoke", "Invoke is served", "PL-01")
+	anyEnded := false
+	for _, op := range r.schema.GetTools() {
+		if op.GetName() == "" || r.opByName(op.GetName()) != op {
+			continue // unnamed or duplicated: PL-04 says so; calls could not tell them apart
+		}
+		if op.GetKind() == toolv1.ToolKind_TOOL_KIND_RESOURCE && r.opt.AllowEffects == "" {
+			s := r.scenario("plugin/invoke/"+op.GetName(), "invoke "+op.GetName()+" (resource)")
+			for _, id := range []string{"PL-14", "PL-17", "PL-18", "PL-22", "PL-25"} {
+				s.notReached("invoke resource operation "+op.GetName(), "resource operations may change things: they run only with --allow-effects DIR", id)
+			}
+			r.add(s)
+			continue
+		}
+		if r.invokeValid(ctx, op) {
+			anyEnded = true
+		}
+		r.invokeInvalid(ctx, op)
+		r.checkCancel(ctx, op)
+		r.checkPreview(ctx, op)
+	}
+	r.unjudged("plugin/invoke", "stream rules that applied to no call", map[string]string{
+		"PL-15": "no operation is declared streaming false",
+		"PL-16": "no operation sent exit_status, and none is named with --process-backed",
+		"PL-19": "no call ended with an error event",
+		"PL-20": "no call ended with an error of category unknown",
+		"PL-21": "no call ended with an error event",
+	})
+	if anyEnded {
+		served.pass("Invoke streams answered with a terminal event", "PL-01")
+	} else {
+		served.notReached("Invoke streams answered with a terminal event", "no operation's generated call ended with a result or error", "PL-01")
+	}
+	r.add(served)
+}
+
+// callTimeout is how long one call may take: an interactive operation may
+// wait for a person conform cannot be, so its wait ends sooner and is not
+// an error.
+func (r *run) callTimeout(op *toolv1.ToolSchema) time.Duration {
+	if op.GetKind() == toolv1.ToolKind_TOOL_KIND_INTERACTIVE {
+		return min(r.opt.CallTimeout, time.Duration(float64(3*time.Second)*r.opt.Multiplier))
+	}
+	return r.opt.CallTimeout
+}
+
+// invokeValid runs the operation on arguments generated from its
+// input_schema; true when some call ended with a terminal event.
+func (r *run) invokeValid(ctx context.Context, op *toolv1.ToolSchema) bool {
+	s := r.scenario("plugin/invoke/"+op.GetName(), "invoke "+op.GetName()+" with generated arguments", validIDs...)
+	defer r.add(s)
+	if reason := r.restart(ctx); reason != "" {
+		s.errorf("%s", reason)
+		return false
+	}
+	out, err := schemagen.Compile(op.GetName()+"-output", op.GetOutputSchema())
+	if err != nil {
+		out = nil
+	}
+	in, inErr := schemagen.Compile(op.GetName()+"-input", op.GetInputSchema())
+	ended := false
+	interactive := op.GetKind() == toolv1.ToolKind_TOOL_KIND_INTERACTIVE
+	res := r.property(r.opt.Cases, func(t *rapid.T) (verdicts, map[string]any, string, string) {
+		args := schemagen.Args(op.GetInputSchema()).Draw(t, "arguments")
+		if inErr == nil {
+			if err := in.Validate(args); err != nil {
+				return nil, args, "", "conform generated arguments its own validator rejects (" + err.Error() + "): a conform bug"
+			}
+		}
+		o := r.invoke(ctx, op.GetName(), args, r.callTimeout(op))
+		switch {
+		case o.died != "":
+			return nil, args, "", fmt.Sprintf("Invoke of %s with %s: %s", op.GetName(), clip(jsonText(args), 300), o.died)
+		case o.hung && interactive:
+			return nil, args, "", "blocked"
+		case o.hung:
+			return nil, args, "", fmt.Sprintf("Invoke of %s with %s neither ended nor sent a result or error within %v", op.GetName(), clip(jsonText(args), 300), r.callTimeout(op))
+		}
+		v := r.judgeShape(op, o)
+		if v["PL-14"] == "" {
+			ended = true
+		}
+		judgeResult(out, o, v)
+		return v, args, "", ""
+	})
+	unreached := map[string]string{
+		"PL-15": "the operation is declared streaming true, so lead-up events are allowed",
+		"PL-16": "no exit_status was sent, and the operation is not named with --process-backed",
+		"PL-17": "no generated call ended with a result",
+		"PL-19": "no generated call ended with an error",
+		"PL-20": "no error of category unknown was sent",
+		"PL-21": "no generated call ended with an error",
+	}
+	if out == nil {
+		unreached["PL-17"] = "output_schema could not be compiled: " + fmt.Sprint(err)
+	}
+	if res.stopped == "blocked" {
+		res.stopped = ""
+		r.blocked[op.GetName()] = true
+		for _, id := range validIDs {
+			if res.held[id] == 0 {
+				unreached[id] = fmt.Sprintf("the interactive operation did not answer within %v; conform has no channel to hand it a person's answer", r.callTimeout(op))
+			}
+		}
+	} else if res.stopped != "" {
+		s.errorf("%s", res.stopped)
+	}
+	res.record(r, s, fmt.Sprintf("%d generated calls of %s", res.calls, op.GetName()), validIDs, unreached, "PL-15", "PL-16", "PL-19", "PL-20", "PL-21")
+	return ended
+}
+
+// invokeInvalid runs the operation on arguments broken in one place.
+func (r *run) invokeInvalid(ctx context.Context, op *toolv1.ToolSchema) {
+	s := r.scenario("plugin/invoke/"+op.GetName(), "invoke "+op.GetName()+" with invalid arguments", invalidIDs...)
+	defer r.add(s)
+	gen, ok := schemagen.Invalid(op.GetInputSchema())
+	if !ok {
+		s.notReached("invalid arguments end in invalid_arguments", "the input_schema leaves nothing to break: no property, nothing required", "PL-18")
+		return
+	}
+	if reason := r.restart(ctx); reason != "" {
+		s.errorf("%s", reason)
+		return
+	}
+	in, inErr := schemagen.Compile(op.GetName()+"-input", op.GetInputSchema())
+	res := r.property(max(r.opt.Cases/2, 1), func(t *rapid.T) (verdicts, map[string]any, string, string) {
+		b := gen.Draw(t, "broken arguments")
+		if inErr == nil && in.Validate(b.Args) == nil {
+			return nil, b.Args, b.How, "" // not actually invalid: nothing to judge
+		}
+		o := r.invoke(ctx, op.GetName(), b.Args, r.callTimeout(op))
+		switch {
+		case o.died != "":
+			return nil, b.Args, b.How, fmt.Sprintf("Invoke of %s with invalid arguments %s: %s", op.GetName(), clip(jsonText(b.Args), 300), o.died)
+		case o.hung && op.GetKind() == toolv1.ToolKind_TOOL_KIND_INTERACTIVE:
+			return nil, b.Args, b.How, "blocked"
+		case o.hung:
+			return nil, b.Args, b.How, fmt.Sprintf("Invoke of %s with invalid arguments %s did not end within %v", op.GetName(), clip(jsonText(b.Args), 300), r.callTimeout(op))
+		}
+		v := r.judgeShape(op, o)
+		judgeInvalid(o, b.How, v)
+		return v, b.Args, b.How, ""
+	})
+	if res.stopped == "blocked" {
+		res.stopped = ""
+	} else if res.stopped != "" {
+		s.errorf("%s", res.stopped)
+	}
+	ids := append([]string{"PL-18"}, "PL-14", "PL-19", "PL-20", "PL-21")
+	res.record(r, s, fmt.Sprintf("%d calls of %s with invalid arguments", res.calls, op.GetName()), ids, map[string]string{
+		"PL-18": "no call with invalid arguments ended",
+	}, "PL-19", "PL-20", "PL-21")
+}

@@ -1,0 +1,237 @@
+package pluginconform
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/pluginconform/callback"
+	"github.com/agentconform/conform/pluginconform/launch"
+	"github.com/agentconform/conform/spec"
+
+	toolv1 "github.com/agentconform/conform/api/gen/pluggableharness/tool/v1"
+)
+
+// Protocol is what a plugin report names as the protocol checked.
+const Protocol = "pluggableharness tool.v1 + hook.v1 over hashicorp/go-plugin gRPC (handshake protocol version 1)"
+
+// LaunchError is a run that could not check the plugin at all: it never
+// completed the handshake, or rejected the configuration conform gave it.
+// Run still returns a report, every requirement in error with the reason.
+type LaunchError struct{ Reason string }
+
+func (e *LaunchError) Error() string { return e.Reason }
+
+// rapid's settings are process-wide, so runs take turns.
+var runMu sync.Mutex
+
+// run is one conformance run's state.
+type run struct {
+	opt     Options
+	now     func() time.Time
+	lines   *int
+	cb      *callback.Server
+	secrets *secrets
+	plugin  *launch.Plugin
+	schema  *toolv1.GetSchemaResponse
+	config  map[string]any
+	scens   []report.ScenarioResult
+	wd      string // the working directory every call gets
+	stats   Stats
+	// judged are the requirements some call gave a pass or a fail;
+	// blocked the interactive operations that waited for an answer.
+	judged  map[string]bool
+	blocked map[string]bool
+}
+
+// Stats are figures of a run, for people (not verdicts).
+type Stats struct {
+	// GeneratedCalls is how many Invoke calls ran generated arguments, and
+	// GeneratedTime the time they took, shrinking included.
+	GeneratedCalls int
+	GeneratedTime  time.Duration
+	Launches       int
+	Seed           uint64
+}
+
+// Run checks the plugin and returns its report. An error with a nil
+// report means conform itself could not run; a *LaunchError comes with a
+// report that says why nothing could be checked.
+func Run(ctx context.Context, opt Options) (*report.Report, Stats, error) {
+	runMu.Lock()
+	defer runMu.Unlock()
+	if err := opt.defaults(); err != nil {
+		return nil, Stats{}, err
+	}
+	cat, err := spec.LoadPlugin()
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	restore, seed, err := configureRapid(opt)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	defer restore()
+	lines := 0
+	r := &run{opt: opt, now: opt.Now, lines: &lines, cb: callback.New(), secrets: &secrets{}, judged: map[string]bool{}, blocked: map[string]bool{}}
+	r.stats.Seed = seed
+	started := r.now()
+	if r.wd, err = r.workdir(); err != nil {
+		return nil, Stats{}, err
+	}
+	if opt.AllowEffects == "" {
+		defer os.RemoveAll(r.wd)
+	}
+	defer r.stop()
+
+	var lerr error
+	if reason := r.prepare(ctx); reason != "" {
+		lerr = &LaunchError{Reason: reason}
+	} else {
+		r.checkOperations(ctx)
+		r.checkRender(ctx)
+		r.checkHooks(ctx)
+		r.checkSecrets()
+	}
+	k := report.Kernel{Name: "plugin", Command: strings.Join(opt.Argv, " ")}
+	if d := r.describe(); d != nil {
+		k.Name, k.Version = d.GetName(), d.GetVersion()
+	}
+	warnings := []string{fmt.Sprintf("generated cases used seed %d (conform plugin --seed %d repeats them)", seed, seed)}
+	if opt.AllowEffects == "" {
+		warnings = append(warnings, "resource operations were not invoked: give --allow-effects DIR to run them in a scratch folder")
+	}
+	rep := report.BuildWith(cat, k, r.redacted(), started, r.now().Sub(started), report.BuildOptions{Warnings: warnings})
+	rep.Protocol = Protocol
+	return rep, r.stats, lerr
+}
+
+// workdir is the scratch folder the user allowed, or an empty temporary
+// one that read-only calls get as their working directory.
+func (r *run) workdir() (string, error) {
+	if r.opt.AllowEffects != "" {
+		if err := os.MkdirAll(r.opt.AllowEffects, 0o755); err != nil {
+			return "", fmt.Errorf("--allow-effects %s: %w", r.opt.AllowEffects, err)
+		}
+		return r.opt.AllowEffects, nil
+	}
+	return os.MkdirTemp("", "conform-plugin-")
+}
+
+// start launches the plugin if it is not running.
+func (r *run) start(ctx context.Context) (*launch.Plugin, error) {
+	if r.plugin != nil && !r.plugin.Exited() {
+		return r.plugin, nil
+	}
+	r.stop()
+	r.stats.Launches++
+	p, err := launch.Launch(ctx, launch.Spec{
+		Argv: r.opt.Argv, Env: r.opt.Env, StartTimeout: r.opt.StartTimeout, Callback: r.cb,
+		Output:      &streamWatch{s: r.secrets, where: "the plugin's stderr"},
+		DialOptions: []grpc.DialOption{grpc.WithStatsHandler(cancelOnSend{})},
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.plugin = p
+	return p, nil
+}
+
+// restart launches a fresh plugin and configures it, for the next group
+// of checks after one that left the plugin dead; "" when it worked.
+func (r *run) restart(ctx context.Context) string {
+	if r.plugin != nil && !r.plugin.Exited() {
+		return ""
+	}
+	p, err := r.start(ctx)
+	if err != nil {
+		return "the plugin could not be launched again: " + err.Error()
+	}
+	if err := r.configure(ctx, p, r.config); err != nil {
+		return "the plugin relaunched rejected its configuration: " + err.Error()
+	}
+	return ""
+}
+
+func (r *run) stop() {
+	if r.plugin != nil {
+		r.plugin.Kill()
+		r.plugin = nil
+	}
+}
+
+// died describes a plugin that is gone: its exit status and stderr tail.
+func (r *run) died() string {
+	if r.plugin == nil {
+		return ""
+	}
+	// The exit may be a moment behind the broken connection.
+	for i := 0; i < 100 && !r.plugin.Exited(); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	st := r.plugin.ExitStatus()
+	if st == "" {
+		return ""
+	}
+	msg := "the plugin " + st
+	if t := strings.TrimSpace(r.plugin.StderrTail()); t != "" {
+		msg += "; last lines of its stderr:\n" + tailLines(t, 15)
+	}
+	return msg
+}
+
+func (r *run) add(s *scenario) {
+	res := s.finish()
+	r.scens = append(r.scens, res)
+	if r.opt.Progress != nil {
+		fmt.Fprintf(r.opt.Progress, "%-12s %s\n", res.Status, res.Name)
+	}
+}
+
+// redacted returns the scenarios with every secret value replaced.
+func (r *run) redacted() []report.ScenarioResult {
+	out := slices.Clone(r.scens)
+	for i := range out {
+		out[i].Failure = r.secrets.redact(out[i].Failure)
+		out[i].Checks = slices.Clone(out[i].Checks)
+		for j := range out[i].Checks {
+			out[i].Checks[j].Message = r.secrets.redact(out[i].Checks[j].Message)
+		}
+		out[i].Observations = slices.Clone(out[i].Observations)
+		for j := range out[i].Observations {
+			out[i].Observations[j].What = r.secrets.redact(out[i].Observations[j].What)
+		}
+	}
+	return out
+}
+
+func (r *run) canary() (string, error) {
+	src := r.opt.Rand
+	if src == nil {
+		src = rand.Reader
+	}
+	b := make([]byte, 12)
+	if _, err := io.ReadFull(src, b); err != nil {
+		return "", errors.New("drawing a canary secret: " + err.Error())
+	}
+	return "conform-canary-" + hex.EncodeToString(b), nil
+}
+
+func tailLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
