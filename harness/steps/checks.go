@@ -61,14 +61,25 @@ func (s *Scenario) modelRequest(nth string) (wire.ModelStreamParams, error) {
 }
 
 // turns splits the root session's requests into turns: a turn starts at a
-// context/assemble request (step 1) and runs until the next one. Requests
-// before the first turn (session-start hooks) are turn 0. A reduce: true
-// pass stays inside its turn (ER-06).
+// context/assemble request (step 1) and runs until the next one, or, for a
+// kernel with no context step, where the turn_id of the call context
+// changes (PROTOCOL.md §12). Requests before the first turn (session-start
+// hooks) are turn 0. A reduce: true pass stays inside its turn (ER-06).
 func (s *Scenario) turns() [][]calllog.Entry {
 	out := [][]calllog.Entry{nil}
+	cur := "" // the turn_id of the current turn, once one was seen
 	for _, e := range s.requests() {
-		if p, ok := e.Value.(wire.ContextAssembleParams); ok && !p.Reduce {
+		p, isCtx := e.Value.(wire.ContextAssembleParams)
+		switch {
+		case isCtx && !p.Reduce:
 			out = append(out, nil)
+			cur = e.TurnID
+		case e.TurnID == "" || e.TurnID == cur:
+		case cur == "" && len(out) > 1:
+			cur = e.TurnID // a context step without a turn_id opened this turn
+		default:
+			out = append(out, nil)
+			cur = e.TurnID
 		}
 		out[len(out)-1] = append(out[len(out)-1], e)
 	}

@@ -205,6 +205,16 @@ func (s *Scenario) oneFinalTurn() error {
 	if extra := len(lp.turns) - lp.final - 1; extra > 0 {
 		return fmt.Errorf("the final-answer request was model request %d, and the kernel asked the model %d more times after it", s.nthOf(lp.turns[lp.final]), extra)
 	}
+	// A request the kernel does not label as the final answer is one only
+	// if it shows it: the tools withheld or an instruction of the kernel's
+	// own. A last ordinary request whose calls were dropped is no final-
+	// answer turn (a loop whose cap counts tool rounds ends that way).
+	final := lp.turns[lp.final]
+	if p, _ := final.Value.(wire.ModelStreamParams); p.Purpose != wire.PurposeFinalAnswer && len(p.Tools) > 0 {
+		if s.requestCarriedInstruction(strconv.Itoa(s.nthOf(final))) != nil {
+			return fmt.Errorf("the last request (model request %d) offered tools, carried no instruction of the kernel's own and is not labelled final_answer, and its calls were not carried out: the kernel dropped them instead of running a final-answer turn", s.nthOf(final))
+		}
+	}
 	if s.Result.Status == wire.StatusFailed {
 		return fmt.Errorf("the session ended %q after the final-answer turn; a fired bound never ends the session as failed (error: %s)", s.Result.Status, s.Result.Error)
 	}

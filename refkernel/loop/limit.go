@@ -12,6 +12,9 @@ type FinalTurn struct {
 	WithholdTools bool
 	// Instruction, when set, is appended to the request as a user message.
 	Instruction string
+	// Unlabelled sends the request with purpose "turn", as a loop does that
+	// has no final-answer turn of its own (for test kernels only).
+	Unlabelled bool
 }
 
 // LimitPolicy is the swappable limit-reached part.

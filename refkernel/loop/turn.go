@@ -128,7 +128,7 @@ func (s *Session) runTurn(t *Turn) error {
 }
 
 func (t *Turn) purpose() string {
-	if t.Final != nil {
+	if t.Final != nil && !t.Final.Unlabelled {
 		return wire.PurposeFinalAnswer
 	}
 	return wire.PurposeTurn

@@ -76,6 +76,12 @@ func init() {
 				p.Limit = finalTurn{loop.FinalTurn{WithholdTools: true}}
 				return p
 			}},
+		Mutant{Name: "limit/ordinary-last-request", Targets: []string{"TA-08", "TA-20"},
+			Breaks: "no final-answer turn: after the bound the kernel sends one more ordinary request (tools offered, no instruction, not labelled) and drops its calls, as a loop whose cap counts tool rounds does",
+			Apply: func(p loop.Parts) loop.Parts {
+				p.Limit = finalTurn{loop.FinalTurn{Unlabelled: true}}
+				return p
+			}},
 		Mutant{Name: "limit/dot-instruction", Targets: []string{"TA-20"},
 			Breaks: "the final-answer request's only new text is \".\": no instruction that a limit was reached",
 			Apply: func(p loop.Parts) loop.Parts {
