@@ -88,22 +88,30 @@ export class Conn {
 
   /** Sends a request and resolves with its result; rejects with RPCError,
    * Cancelled, CallTimeout or ConnectionClosed.
+   * signal, when given, abandons the call as a cancelled session would
+   * ($/cancelRequest) and rejects with the signal's reason: a framework's
+   * own abort (a step timeout, a stopped run) reaches the harness.
    * @param {string} method @param {any} params @param {Scope} scope @param {number} [timeoutMs] 0 or absent: none
+   * @param {AbortSignal} [signal]
    * @returns {Promise<any>} */
-  call(method, params, scope, timeoutMs) {
+  call(method, params, scope, timeoutMs, signal) {
     if (this.closed) return Promise.reject(new ConnectionClosed());
     if (scope.cancelled) return Promise.reject(new Cancelled());
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const id = ++this.nextId;
     return new Promise((resolve, reject) => {
       /** @type {NodeJS.Timeout | undefined} */
       let timer;
+      const onAbort = () => { this.notify("$/cancelRequest", { id }); done({ aborted: true }); };
       const done = (/** @type {any} */ msg) => {
         if (timer) clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
         this.pending.delete(id);
         scope.inflight.delete(id);
         if (msg === null) reject(new ConnectionClosed());
         else if (msg.cancelled) reject(new Cancelled());
         else if (msg.timedOut) reject(new CallTimeout());
+        else if (msg.aborted) reject(signal?.reason);
         else if (msg.error !== undefined) {
           const e = msg.error && typeof msg.error === "object" ? msg.error : {};
           reject(new RPCError(Number(e.code ?? INTERNAL_ERROR), String(e.message ?? "")));
@@ -114,6 +122,7 @@ export class Conn {
       if (timeoutMs && timeoutMs > 0) {
         timer = setTimeout(() => { this.notify("$/cancelRequest", { id }); done({ timedOut: true }); }, timeoutMs);
       }
+      signal?.addEventListener("abort", onAbort);
       this.send({ id, method, params });
     });
   }

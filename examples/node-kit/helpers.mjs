@@ -126,9 +126,14 @@ function misfit(mode, sent, answer) {
   return strip(sent) === strip(got) ? "" : "the transform changed a field it may not change";
 }
 
-/** JSON with sorted keys, to compare payloads. @param {any} v @returns {string} */
+/** Absent, null and [] are one value in an optional field (PROTOCOL.md §3),
+ * and a harness's echo may spell it either way. @param {any} x */
+const absent = (x) => x === undefined || x === null || (Array.isArray(x) && x.length === 0);
+
+/** JSON with sorted keys and absent fields dropped, to compare payloads.
+ * @param {any} v @returns {string} */
 const canonical = (v) => (Array.isArray(v) ? `[${v.map(canonical).join(",")}]`
-  : v && typeof v === "object" ? `{${Object.keys(v).filter((k) => v[k] !== undefined).sort().map((k) => JSON.stringify(k) + ":" + canonical(v[k])).join(",")}}`
+  : v && typeof v === "object" ? `{${Object.keys(v).filter((k) => !absent(v[k])).sort().map((k) => JSON.stringify(k) + ":" + canonical(v[k])).join(",")}}`
     : JSON.stringify(v));
 
 export { misfit };

@@ -52,30 +52,30 @@ export class Host {
   /** A Host on the same connection that the session's cancellation does
    * not reach: for the session-end hooks of a cancelled session. */
   detached() { return new Host(this.conn); }
-  /** @param {string} method @param {any} params @param {number} [timeoutMs] */
-  async call(method, params, timeoutMs) {
-    const res = await this.conn.call(method, params, this.scope, timeoutMs);
+  /** @param {string} method @param {any} params @param {number} [timeoutMs] @param {AbortSignal} [signal] */
+  async call(method, params, timeoutMs, signal) {
+    const res = await this.conn.call(method, params, this.scope, timeoutMs, signal);
     if (!res || typeof res !== "object" || Array.isArray(res)) {
       throw new ProtocolViolation(`${method} answered with ${JSON.stringify(res)}, not an object`);
     }
     return res;
   }
-  /** @param {import("./wire.js").AssembleParams} p @returns {Promise<import("./wire.js").AssembleResult>} */
-  assemble(p) { return this.call("context/assemble", p); }
+  /** @param {import("./wire.js").AssembleParams} p @param {AbortSignal} [signal] @returns {Promise<import("./wire.js").AssembleResult>} */
+  assemble(p, signal) { return this.call("context/assemble", p, undefined, signal); }
   /** @param {import("./wire.js").HookParams} p @param {number} [timeoutMs] @returns {Promise<import("./wire.js").HookResult>} */
   hook(p, timeoutMs) { return this.call("hook/dispatch", p, timeoutMs); }
-  /** @param {import("./wire.js").StreamParams} p @returns {Promise<import("./wire.js").StreamResult>} */
-  stream(p) { return this.call("model/stream", p); }
-  /** @param {import("./wire.js").InvokeParams} p @returns {Promise<import("./wire.js").InvokeResult>} */
-  invoke(p) { return this.call("tool/invoke", p); }
-  /** @param {import("./wire.js").PreviewParams} p @returns {Promise<import("./wire.js").PreviewResult>} */
-  preview(p) { return this.call("tool/preview", p); }
-  /** @param {import("./wire.js").PermissionParams} p @returns {Promise<import("./wire.js").PermissionResult>} */
-  permission(p) { return this.call("frontend/permission", p); }
-  /** @param {import("./wire.js").InteractiveParams} p @returns {Promise<import("./wire.js").InteractiveResult>} */
-  interactive(p) { return this.call("frontend/interactive", p); }
-  /** @param {import("./wire.js").ConfirmParams} p @returns {Promise<import("./wire.js").ConfirmResult>} */
-  confirm(p) { return this.call("frontend/confirm", p); }
+  /** @param {import("./wire.js").StreamParams} p @param {AbortSignal} [signal] @returns {Promise<import("./wire.js").StreamResult>} */
+  stream(p, signal) { return this.call("model/stream", p, undefined, signal); }
+  /** @param {import("./wire.js").InvokeParams} p @param {AbortSignal} [signal] @returns {Promise<import("./wire.js").InvokeResult>} */
+  invoke(p, signal) { return this.call("tool/invoke", p, undefined, signal); }
+  /** @param {import("./wire.js").PreviewParams} p @param {AbortSignal} [signal] @returns {Promise<import("./wire.js").PreviewResult>} */
+  preview(p, signal) { return this.call("tool/preview", p, undefined, signal); }
+  /** @param {import("./wire.js").PermissionParams} p @param {AbortSignal} [signal] @returns {Promise<import("./wire.js").PermissionResult>} */
+  permission(p, signal) { return this.call("frontend/permission", p, undefined, signal); }
+  /** @param {import("./wire.js").InteractiveParams} p @param {AbortSignal} [signal] @returns {Promise<import("./wire.js").InteractiveResult>} */
+  interactive(p, signal) { return this.call("frontend/interactive", p, undefined, signal); }
+  /** @param {import("./wire.js").ConfirmParams} p @param {AbortSignal} [signal] @returns {Promise<import("./wire.js").ConfirmResult>} */
+  confirm(p, signal) { return this.call("frontend/confirm", p, undefined, signal); }
   /** @param {import("./wire.js").Span} p */
   span(p) { this.conn.notify("trace/span", p); }
   /** @param {import("./wire.js").CostUsage} p */

@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
-import { serve, Session, Cancelled, HookAbort, fold, price, toolResultOf, RPCError, PROCESS_CRASHED } from "./kit.mjs";
+import { serve, Session, Cancelled, HookAbort, fold, misfit, price, toolResultOf, RPCError, PROCESS_CRASHED } from "./kit.mjs";
 import { toyKernel } from "./toy.mjs";
 
 /** A scripted harness: answer(msg) gives each kernel request its answer
@@ -129,6 +129,20 @@ test("cancel: the calls in flight are abandoned, session-end still runs, the sig
   h.close();
 });
 
+test("a call's own AbortSignal abandons it with $/cancelRequest and rejects with the reason", async () => {
+  const h = harness({ info: () => ({ name: "t", version: "0" }), async run(host, params) {
+    const s = new Session(host, params), ac = new AbortController();
+    setTimeout(() => ac.abort(new Error("step timeout")), 20);
+    await assert.rejects(host.stream({ call_context: s.callContext("t1"), purpose: "turn", model: "m", messages: [], tools: [], assembled_context: [], attempt: 1 }, ac.signal), /step timeout/);
+    return s.finish("error_max_wall_clock");
+  } });
+  await h.init();
+  assert.equal((await h.request("session/run", { session_id: "a", prompt: "", config: config() })).result.status, "error_max_wall_clock");
+  const stream = h.seen.find((m) => m.method === "model/stream");
+  assert.ok(h.seen.some((m) => m.method === "$/cancelRequest" && m.params.id === stream.id));
+  h.close();
+});
+
 test("dispatch: a timed-out transform aborts its chain with a hook_error; a failing veto denies", async () => {
   const h = harness({ info: () => ({ name: "t", version: "0" }), async run(host, params) {
     const s = new Session(host, params);
@@ -147,7 +161,11 @@ test("dispatch: a timed-out transform aborts its chain with a hook_error; a fail
   h.close();
 });
 
-test("helpers: fold, price tiers, tool results", () => {
+test("helpers: fold, price tiers, tool results, hook answers", () => {
+  const sent = { variant: "pre-model-call", model: "m", messages: [], tools: [] };
+  assert.equal(misfit("transform", sent, { outcome: "transform", payload: { variant: "pre-model-call", model: "m" } }), ""); // [] echoed as absent
+  assert.notEqual(misfit("transform", sent, { outcome: "transform", payload: { variant: "pre-model-call", model: "m!" } }), "");
+  assert.notEqual(misfit("observe", sent, { outcome: "veto", decision: "ALLOW" }), "");
   const r = fold([{ type: "text_delta", text: "a" }, { type: "text_delta", text: "b" }, { type: "tool_call", id: "1", name: "t" }, usage, usage, { type: "stop", stop_reason: "tool_use" }]);
   assert.deepEqual(r.message.content, [{ type: "text", text: "ab" }, { type: "tool_use", id: "1", name: "t", input: {} }]);
   assert.equal(r.usage.input_tokens, 200);
