@@ -1,0 +1,121 @@
+// The Vercel AI SDK's agent loop (generateText with tools, ai 7.x) as a
+// conform kernel on the Node kit. generateText runs its own steps; its model
+// is the harness's model/stream (model.mjs), its tools are the harness's
+// tool/invoke, and its own callbacks are the hook points. What the glue
+// adds is listed in README.md.
+import { generateText, tool, jsonSchema, stepCountIs, hasToolCall } from "ai";
+import { main, Session, Cancelled, outputText, toolResultOf } from "../../node-kit/kit.mjs";
+import { conformModel, toWire, fromWire } from "./model.mjs";
+
+/** @typedef {{s: Session, turn: any, attempt: number, reply: any, categories: Map<string, string>, plan: any[]}} Run */
+
+/** The profile's first matching policy rule, as the framework's approval
+ * function sees a call (the AI SDK has approvals, not rules). */
+const rule = (s, t) => (s.config.policy.rules || []).find((r) => (!r.provider || r.provider === t.provider) && (!r.tool || r.tool === t.name) && (!r.kind || r.kind === t.kind));
+
+function tools(run) {
+  const s = run.s, set = {};
+  for (const t of s.config.tools || []) {
+    set[t.name] = tool({
+      description: t.description, inputSchema: jsonSchema(t.input_schema || { type: "object" }),
+      async execute(input, { toolCallId, abortSignal }) {
+        const call_context = s.callContext(run.turn.id);
+        if (t.kind === "interactive") {
+          return (await s.host.interactive({ call_context, call_id: toolCallId, tool_name: t.name, prompt: t.description, input }, abortSignal)).response;
+        }
+        let r;
+        try { r = toolResultOf(await s.host.invoke({ call_context, call_id: toolCallId, provider: t.provider, tool: t.name, input, attempt: 1 }, abortSignal)); } catch (err) {
+          if (err instanceof Cancelled) throw err;
+          r = toolResultOf(null, err);
+        }
+        if (!r.is_error) return r.content;
+        if (r.error_category) run.categories.set(toolCallId, r.error_category);
+        throw new Error(r.content); // the AI SDK's way for a tool to fail: an error-text result
+      },
+    });
+  }
+  return set;
+}
+
+/** toolApproval: the AI SDK's per-call approval function, where the
+ * profile's policy, the user's permission and the plan-ready veto chain go. */
+async function approve(run, { toolCall }) {
+  const s = run.s, t = s.tool(toolCall.toolName);
+  if (!t) return "not-applicable";
+  const r = rule(s, t), decision = r ? r.decision : "allow"; // no rule: the AI SDK's default, no approval
+  if (t.kind !== "resource") return decision === "deny" ? { type: "denied", reason: `denied by policy rule ${r.name}` } : "not-applicable";
+  const item = { id: `${run.turn.id}/${toolCall.toolCallId}`, tool_call_id: toolCall.toolCallId, provider: t.provider, tool: t.name, kind: t.kind,
+    risk: t.risk, description: t.description, input: toolCall.input ?? null, decision, decided_by: r ? r.name : "no-rule" };
+  run.plan.push(item);
+  s.event(run.turn.id, "plan_item", { ...item, turn_id: run.turn.id });
+  if (decision === "deny") return { type: "denied", reason: `denied by policy rule ${r.name}` };
+  if (decision === "ask") {
+    const { decisions } = await s.host.permission({ call_context: s.callContext(run.turn.id), items: [item] });
+    if ((decisions || []).find((d) => d.plan_item_id === item.id)?.decision !== "ALLOW") return { type: "denied", reason: "denied by the user" };
+  }
+  const veto = await s.dispatch(run.turn.id, { variant: "plan-ready", plan: { items: [item] } });
+  return veto.denied ? { type: "denied", reason: `denied by ${veto.by}: ${veto.reason}` } : "approved";
+}
+
+const hookCall = (s, tc) => { const t = s.tool(tc.toolName); return { id: tc.toolCallId, name: tc.toolName, provider: t?.provider ?? "", kind: t?.kind ?? "data_source", input: tc.input ?? null }; };
+
+async function run(host, params) {
+  const s = new Session(host, params), cfg = s.config;
+  /** @type {Run} */
+  const r = { s, turn: null, attempt: 0, reply: null, categories: new Map(), plan: [] };
+  const maxTurns = cfg.bounds.max_turns, terminal = (cfg.tools || []).filter((t) => t.terminates_turn).map((t) => t.name);
+  let result;
+  try {
+    result = await generateText({
+      model: conformModel(r), prompt: s.prompt, tools: tools(r), abortSignal: host.signal,
+      stopWhen: [stepCountIs(maxTurns ?? 20), hasToolCall(...terminal)], // the AI SDK's step limit (its own default is 1 step) and its stop-on-tool
+      ...(cfg.plan_mode ? { activeTools: (cfg.tools || []).filter((t) => t.kind !== "resource").map((t) => t.name) } : {}),
+      ...(cfg.model.supports_parallel_tool_calls ? {} : { toolCallConcurrency: 1 }),
+      ...(cfg.retry?.max_retries !== undefined ? { maxRetries: cfg.retry.max_retries } : {}),
+      ...(cfg.bounds.max_wall_clock_s !== undefined ? { timeout: { totalMs: cfg.bounds.max_wall_clock_s * 1000 } } : {}),
+      toolApproval: (opts) => approve(r, opts),
+      onStart: () => s.start(),
+      async prepareStep({ messages }) { // once per step, before its model call: the step's context and its pre-model-call hooks
+        r.turn = s.begin();
+        r.attempt = 0;
+        r.plan = [];
+        const history = toWire(messages, r.categories);
+        await r.turn.assemble(history);
+        const pre = await s.dispatch(r.turn.id, { variant: "pre-model-call", model: cfg.model.name, messages: history, tools: s.toolSpecs() });
+        return pre.payload.messages === history ? undefined : { messages: fromWire(pre.payload.messages || []) };
+      },
+      async onLanguageModelCallEnd() {
+        const x = r.reply;
+        await s.dispatch(r.turn.id, { variant: "post-model-response", message: x.message, usage: x.usage, cost_usd: x.costUSD, ...(x.stopReason ? { stop_reason: x.stopReason } : {}) });
+      },
+      async onStepError() {
+        const x = r.reply;
+        if (x?.error) s.event(r.turn.id, "model_error", { ...x.error });
+        if (x?.error) await s.dispatch(r.turn.id, { variant: "post-model-response", message: x.message, usage: x.usage, cost_usd: x.costUSD, error: x.error });
+      },
+      onToolExecutionStart: ({ toolCall }) => s.dispatch(r.turn.id, { variant: "pre-tool-call", call: hookCall(s, toolCall) }),
+      async onToolExecutionEnd({ toolCall, toolOutput }) {
+        const failed = toolOutput.type === "tool-error";
+        const content = failed ? String(toolOutput.error?.message ?? toolOutput.error) : outputText(toolOutput.output);
+        const cat = r.categories.get(toolCall.toolCallId);
+        await s.dispatch(r.turn.id, { variant: "post-tool-call", call: hookCall(s, toolCall), result: { content, ...(failed ? { is_error: true } : {}), ...(failed && cat ? { error_category: cat } : {}) } });
+      },
+      async onStepEnd(step) {
+        if (step.finishReason === "content-filter") s.event(r.turn.id, "content_filtered", { stop_reason: "content_filtered" }); // the framework's own distinct finish reason
+        if (step.toolCalls?.length) await s.dispatch(r.turn.id, { variant: "post-apply", plan: { items: r.plan.filter((i) => i.decision !== "deny") } });
+      },
+    });
+  } catch (err) {
+    if (host.signal.aborted) return s.finish("cancelled");
+    if (err?.name === "TimeoutError" || err?.cause?.name === "TimeoutError") return s.finish("error_max_wall_clock", undefined, err); // the AI SDK's totalMs timeout
+    return s.finish("failed", undefined, err);
+  }
+  const final = { role: "assistant", content: result.text ? [{ type: "text", text: result.text }] : [] };
+  const capped = maxTurns !== undefined && result.steps.length >= maxTurns && result.finishReason === "tool-calls";
+  return s.finish(capped ? "error_max_turns" : "completed", final);
+}
+
+main({
+  info: () => ({ name: "vercel-ai-sdk-generateText", version: "7.0.173", capabilities: ["bound.max_wall_clock_s", "done.terminal_tool"] }),
+  run,
+});
