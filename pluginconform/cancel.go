@@ -84,7 +84,7 @@ func (r *run) cancelOnce(ctx context.Context, s *scenario, op *toolv1.ToolSchema
 		}
 		what = "after its first event (" + eventName(resp.GetEvent()) + ")"
 	case err := <-failed:
-		if d := r.died(); d != "" {
+		if d := r.died(err); d != "" {
 			return false, "Invoke of " + op.GetName() + ": " + d
 		}
 		_ = err
@@ -125,7 +125,7 @@ func (r *run) stillServing(ctx context.Context) string {
 	if err == nil {
 		return ""
 	}
-	if d := r.died(); d != "" {
+	if d := r.died(err); d != "" {
 		return d
 	}
 	return r.rpcProblem("GetSchema", err)

@@ -6,13 +6,13 @@ import (
 	"google.golang.org/grpc/stats"
 )
 
-// sendCancelKey carries a cancel function that cancelOnSend calls once the
-// request has been written to the connection: the call is then cancelled
-// in flight, after the plugin can have it and before it can have answered.
+// sendCancelKey carries a function cancelOnSend calls once the request has
+// been handed to the connection; cancelling a set time after that lands
+// the cancel while a subscriber that works that long still works.
 type sendCancelKey struct{}
 
-func withCancelOnSend(ctx context.Context, cancel context.CancelFunc) context.Context {
-	return context.WithValue(ctx, sendCancelKey{}, cancel)
+func withOnSend(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, sendCancelKey{}, f)
 }
 
 // cancelOnSend is a gRPC stats handler on the connection to the plugin.
@@ -24,8 +24,8 @@ func (cancelOnSend) HandleRPC(ctx context.Context, s stats.RPCStats) {
 	if _, ok := s.(*stats.OutPayload); !ok {
 		return
 	}
-	if cancel, ok := ctx.Value(sendCancelKey{}).(context.CancelFunc); ok {
-		cancel()
+	if f, ok := ctx.Value(sendCancelKey{}).(func()); ok {
+		f()
 	}
 }
 

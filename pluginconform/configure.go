@@ -43,8 +43,8 @@ func (r *run) checkConfigure(ctx context.Context) string {
 		switch {
 		case err == nil:
 			s.fail(step, fmt.Sprintf("Configure accepted a configuration without required attribute %q", name), "PL-23")
-		case r.died() != "":
-			s.errorf("Configure without %q: %s", name, r.died())
+		case r.died(err) != "":
+			s.errorf("Configure without %q: %s", name, r.died(err))
 			if reason := r.restartBare(ctx); reason != "" {
 				return reason
 			}

@@ -92,13 +92,13 @@ func (r *run) ended(o outcome, err error, ctx context.Context, graceFired *atomi
 	case graceFired.Load():
 		o.openAfter = true
 	case ctx.Err() == context.DeadlineExceeded:
-		if d := r.died(); d != "" {
+		if d := r.died(err); d != "" {
 			o.died = d
 		} else {
 			o.hung = true
 		}
 	default:
-		if d := r.died(); d != "" {
+		if d := r.died(err); d != "" {
 			o.died = d
 			return o
 		}

@@ -62,7 +62,7 @@ func (r *run) rpcProblem(method string, err error) string {
 	if err == nil {
 		return ""
 	}
-	if d := r.died(); d != "" {
+	if d := r.died(err); d != "" {
 		return method + ": " + d
 	}
 	st, _ := status.FromError(err)

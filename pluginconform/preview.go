@@ -56,7 +56,7 @@ func (r *run) checkPreview(ctx context.Context, op *toolv1.ToolSchema) {
 		}
 		step := "Preview of " + op.GetName() + " returns a tree and changes nothing"
 		if err != nil {
-			if d := r.died(); d != "" {
+			if d := r.died(err); d != "" {
 				s.errorf("Preview of %s: %s", op.GetName(), d)
 				break
 			}
@@ -139,7 +139,7 @@ func (r *run) checkRender(ctx context.Context) {
 		case status.Code(err) == codes.Unimplemented:
 			unimplemented++
 		case err != nil:
-			if d := r.died(); d != "" {
+			if d := r.died(err); d != "" {
 				s.errorf("Render: %s", d)
 				return
 			}

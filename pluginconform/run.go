@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/pluginconform/callback"
@@ -171,14 +173,20 @@ func (r *run) stop() {
 	}
 }
 
-// died describes a plugin that is gone: its exit status and stderr tail.
-func (r *run) died() string {
+// died describes a plugin that is gone, given the error a call ended
+// with: its exit status and stderr tail, or "" while it runs.
+func (r *run) died(err error) string {
 	if r.plugin == nil {
 		return ""
 	}
-	// The exit may be a moment behind the broken connection.
-	for i := 0; i < 100 && !r.plugin.Exited(); i++ {
-		time.Sleep(10 * time.Millisecond)
+	// After a transport failure the exit may be a moment behind; an answer
+	// the plugin chose (InvalidArgument, Unimplemented, ...) is no sign of
+	// one, and needs no wait.
+	switch status.Code(err) {
+	case codes.Unavailable, codes.Canceled, codes.Unknown, codes.Internal, codes.DeadlineExceeded:
+		for i := 0; i < 100 && !r.plugin.Exited(); i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 	st := r.plugin.ExitStatus()
 	if st == "" {

@@ -33,13 +33,16 @@ func (h *hooks) DispatchHook(ctx context.Context, req *hookv1.DispatchHookReques
 	if payload.GetPayload() == nil {
 		return nil, status.Error(codes.InvalidArgument, "no payload")
 	}
-	if h.faults.HookCrashOnCancel && payload.GetSessionStart() != nil && req.GetMode() == hookv1.HookMode_HOOK_MODE_OBSERVE {
-		// The fault: some work at session start, and a cancel that lands
-		// during it takes the whole process down.
+	if payload.GetSessionStart() != nil && req.GetMode() == hookv1.HookMode_HOOK_MODE_OBSERVE {
+		// Observing a session's start opens its audit trail, which takes a
+		// moment; a cancel during it is normal control flow.
 		select {
 		case <-ctx.Done():
-			os.Exit(4)
-		case <-time.After(200 * time.Millisecond):
+			if h.faults.HookCrashOnCancel {
+				os.Exit(4) // the fault: a cancel takes the process down
+			}
+			return nil, status.FromContextError(ctx.Err()).Err()
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
 	if h.faults.HookSlow {
