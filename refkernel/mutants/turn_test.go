@@ -76,7 +76,7 @@ func init() {
 				p.Limit = finalTurn{loop.FinalTurn{WithholdTools: true}}
 				return p
 			}},
-		Mutant{Name: "limit/ordinary-last-request", Targets: []string{"TA-08", "TA-20"},
+		Mutant{Name: "limit/ordinary-last-request", Targets: []string{"TA-08", "TA-20", "TA-21", "TA-26"},
 			Breaks: "no final-answer turn: after the bound the kernel sends one more ordinary request (tools offered, no instruction, not labelled) and drops its calls, as a loop whose cap counts tool rounds does",
 			Apply: func(p loop.Parts) loop.Parts {
 				p.Limit = finalTurn{loop.FinalTurn{Unlabelled: true}}
