@@ -75,6 +75,12 @@ suite: build
 mutants:
 	$(GO) test -count=1 -run TestKillMatrix ./refkernel/mutants/ -args -write-kill-matrix=$(CURDIR)/$(REPORTS)
 
+# End-to-end tests too slow for the race detector, run without it: shards
+# merged equal one run, verdict for verdict.
+.PHONY: e2e
+e2e:
+	$(GO) test -count=1 -run TestMergeEqualsSingleRun ./harness/shard/
+
 # Source-level mutation testing of the reference kernel (internal/mutation):
 # every mutant of every refkernel package judged by the suite, scores and
 # survivors in reports/mutation.json and .md. CPU-heavy; the journal lets an
@@ -91,7 +97,7 @@ mutation:
 mutation-sample:
 	$(GO) test -count=1 -run TestSampleCampaign ./internal/mutation/ -args -mutation-sample=1
 
-test: vet unit python-test suite mutants
+test: vet unit python-test suite mutants e2e
 
 # Stability under load: the full suite 20 times as a subprocess at -j 12
 # with two busy processes on the cores (scripts/verify.sh); any outcome that

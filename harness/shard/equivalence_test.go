@@ -31,8 +31,10 @@ func inProcess(name string, parts loop.Parts) adapter.Launcher {
 // spread over every shard: a requirement one shard passes and another
 // fails must fail the merge, as it fails the single run.
 func TestMergeEqualsSingleRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the whole suite five times per kernel")
+	if testing.Short() || raceEnabled {
+		// Five whole-suite runs per kernel: under the race detector that
+		// alone takes minutes. make test runs it without -race (e2e).
+		t.Skip("runs the whole suite five times per kernel (make e2e runs it without -race)")
 	}
 	broken := loop.DefaultParts()
 	broken.Steps = loop.Without(loop.DefaultSteps(), loop.StepHistory)
