@@ -43,11 +43,27 @@ naive: build
 # this module). Not part of make test: it rewrites reports/frameworks/.
 FRAMEWORKS := langchaingo genkit
 .PHONY: frameworks
-frameworks: build
+frameworks: build frameworks-node
 	@for f in $(FRAMEWORKS); do \
 		[ -f examples/frameworks/$$f/go.mod ] || continue; \
 		(cd examples/frameworks/$$f && GOFLAGS=-mod=mod $(GO) build -o ../../../bin/$$f-kernel .) || exit 2; \
 		$(BIN) run --kernel bin/$$f-kernel -q -j 4 \
+			--report-json $(REPORTS)/frameworks/$$f.json \
+			--markdown $(REPORTS)/frameworks/$$f.report.md \
+			--html $(REPORTS)/frameworks/$$f.html > /dev/null; \
+		test $$? -le 1 || exit 2; \
+	done
+
+# The TypeScript frameworks on the Node kit (examples/node-kit), each its own
+# npm package with a lockfile: npm ci, then the whole suite. Skipped, with a
+# message, where node or npm is missing.
+NODE_FRAMEWORKS := ai-sdk openai-agents
+.PHONY: frameworks-node
+frameworks-node: build
+	@if ! command -v node >/dev/null || ! command -v npm >/dev/null; then echo "node/npm not found: skipping $(NODE_FRAMEWORKS)"; exit 0; fi; \
+	for f in $(NODE_FRAMEWORKS); do \
+		(cd examples/frameworks/$$f && npm ci --no-audit --no-fund --loglevel=error) || exit 2; \
+		$(BIN) run --kernel "node examples/frameworks/$$f/adapter.mjs" -q -j 4 \
 			--report-json $(REPORTS)/frameworks/$$f.json \
 			--markdown $(REPORTS)/frameworks/$$f.report.md \
 			--html $(REPORTS)/frameworks/$$f.html > /dev/null; \

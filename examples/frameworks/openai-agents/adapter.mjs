@@ -1,0 +1,97 @@
+// The OpenAI Agents SDK's agent loop (@openai/agents 0.20: Agent and run)
+// as a conform kernel on the Node kit. The runner runs its own turns; its
+// model is the harness's model/stream (model.mjs), its function tools are
+// the harness's tool/invoke, tool guardrails are the tool hook points, and
+// its approval interruptions are the permission requests. What the glue
+// adds is listed in README.md.
+import { Agent, run, tool, retryPolicies, MaxTurnsExceededError } from "@openai/agents";
+import { main, Session, Cancelled, toolResultOf } from "../../node-kit/kit.mjs";
+import { conformModel, toWire, fromWire } from "./model.mjs";
+
+const rule = (s, t) => (s.config.policy.rules || []).find((r) => (!r.provider || r.provider === t.provider) && (!r.tool || r.tool === t.name) && (!r.kind || r.kind === t.kind));
+const hookCall = (t, d) => ({ id: d.toolCall.callId, name: t.name, provider: t.provider, kind: t.kind, input: JSON.parse(d.toolCall.arguments || "{}") });
+
+const planItem = (r, t, callId, input, decision) => ({ id: `${r.turn.id}/${callId}`, tool_call_id: callId, provider: t.provider, tool: t.name, kind: t.kind,
+  risk: t.risk, description: t.description, input, decision, decided_by: rule(r.s, t)?.name ?? "no-rule" });
+
+function tools(r) {
+  const s = r.s, cfg = s.config;
+  return (s.config.tools || []).map((t) => {
+    const decision = rule(s, t)?.decision ?? "allow"; // no rule: the SDK's default, no approval
+    return tool({
+      name: t.name, description: t.description, strict: false, parameters: t.input_schema || { type: "object", properties: {} },
+      needsApproval: async (_ctx, input, callId) => { // the SDK's approval gate; an asked resource's plan row is written here
+        if (decision === "ask" && t.kind === "resource") s.event(r.turn.id, "plan_item", { ...planItem(r, t, callId, input, decision), turn_id: r.turn.id });
+        return decision === "ask";
+      },
+      isEnabled: !(cfg.plan_mode && t.kind === "resource"), // the SDK's per-tool switch: plan mode
+      inputGuardrails: [{ name: "conform-pre-tool-call", async run(d) { // pre-tool-call, then (resources) the policy and the plan-ready veto
+        await s.dispatch(r.turn.id, { variant: "pre-tool-call", call: hookCall(t, d) });
+        if (decision === "deny") return { behavior: { type: "rejectContent", message: `denied by policy rule ${rule(s, t).name}` } };
+        if (t.kind !== "resource") return { behavior: { type: "allow" } };
+        const item = planItem(r, t, d.toolCall.callId, hookCall(t, d).input, decision);
+        if (decision !== "ask") s.event(r.turn.id, "plan_item", { ...item, turn_id: r.turn.id });
+        const veto = await s.dispatch(r.turn.id, { variant: "plan-ready", plan: { items: [item] } });
+        return { behavior: veto.denied ? { type: "rejectContent", message: `denied by ${veto.by}: ${veto.reason}` } : { type: "allow" } };
+      } }],
+      outputGuardrails: [{ name: "conform-post-tool-call", async run(d) {
+        await s.dispatch(r.turn.id, { variant: "post-tool-call", call: hookCall(t, d), result: { content: String(d.output) } });
+        return { behavior: { type: "allow" } };
+      } }],
+      async execute(input, _ctx, details) {
+        const call_id = details?.toolCall?.callId ?? "", call_context = s.callContext(r.turn.id);
+        if (t.kind === "interactive") return (await s.host.interactive({ call_context, call_id, tool_name: t.name, prompt: t.description, input }, details?.signal)).response;
+        let res;
+        try { res = toolResultOf(await s.host.invoke({ call_context, call_id, provider: t.provider, tool: t.name, input, attempt: 1 }, details?.signal)); } catch (err) {
+          if (err instanceof Cancelled) throw err;
+          res = toolResultOf(null, err);
+        }
+        if (!res.is_error) return res.content;
+        s.event(r.turn.id, "tool_error", { call_id, tool: t.name, category: res.error_category ?? "unknown" });
+        throw new Error(res.content); // the SDK's way for a tool to fail: its errorFunction's text
+      },
+    });
+  });
+}
+
+async function runSession(host, params) {
+  const s = new Session(host, params), cfg = s.config;
+  const r = { s, turn: null, attempt: 0 }, terminal = (cfg.tools || []).filter((t) => t.terminates_turn).map((t) => t.name);
+  const retry = cfg.retry ? { maxRetries: cfg.retry.max_retries, policy: retryPolicies.providerSuggested(),
+    backoff: { initialDelayMs: cfg.retry.base_delay_ms, multiplier: cfg.retry.backoff_factor, jitter: true } } : undefined;
+  const agent = new Agent({ name: cfg.profile || "conform", instructions: "", model: conformModel(r), tools: tools(r),
+    modelSettings: { parallelToolCalls: cfg.model.supports_parallel_tool_calls, ...(retry ? { retry } : {}) },
+    ...(terminal.length ? { toolUseBehavior: { stopAtToolNames: terminal } } : {}) }); // the SDK's stop-at-tool: terminates_turn
+  agent.on("agent_start", () => { s.dispatch("", { variant: "session-start", session_id: s.id, prompt: s.prompt }).catch(() => {}); }); // an event: not awaited by the runner
+  host.meta(s.row("running"));
+  const callModelInputFilter = async ({ modelData }) => { // once per turn, before the model call: the turn's context and pre-model-call hooks
+    r.turn = s.begin();
+    r.attempt = 0;
+    const history = toWire(modelData.input);
+    await r.turn.assemble(history);
+    const pre = await s.dispatch(r.turn.id, { variant: "pre-model-call", model: cfg.model.name, messages: history, tools: s.toolSpecs() });
+    return pre.payload.messages === history ? modelData : { ...modelData, input: fromWire(pre.payload.messages || []) };
+  };
+  const options = { signal: host.signal, callModelInputFilter, tracingDisabled: true, ...(cfg.bounds.max_turns !== undefined ? { maxTurns: cfg.bounds.max_turns } : {}) };
+  try {
+    let result = await run(agent, s.prompt, options);
+    while (result.interruptions?.length) { // the SDK's human-in-the-loop: each approval goes to the frontend, then the run resumes
+      for (const it of result.interruptions) {
+        const t = s.tool(it.rawItem.name), id = `${r.turn.id}/${it.rawItem.callId}`;
+        const item = { id, tool_call_id: it.rawItem.callId, provider: t.provider, tool: t.name, kind: t.kind, risk: t.risk, description: t.description,
+          input: JSON.parse(it.rawItem.arguments || "{}"), decision: "ask", decided_by: rule(s, t)?.name ?? "" };
+        const { decisions } = await host.permission({ call_context: s.callContext(r.turn.id), items: [item] });
+        if ((decisions || []).find((d) => d.plan_item_id === id)?.decision === "ALLOW") result.state.approve(it); else result.state.reject(it, { message: `denied by the user (frontend) for ${id}` });
+      }
+      result = await run(agent, result.state, options);
+    }
+    const text = typeof result.finalOutput === "string" ? result.finalOutput : "";
+    return s.finish("completed", { role: "assistant", content: text ? [{ type: "text", text }] : [] });
+  } catch (err) {
+    if (host.signal.aborted) return s.finish("cancelled");
+    if (err instanceof MaxTurnsExceededError) return s.finish("error_max_turns", undefined, err);
+    return s.finish("failed", undefined, err);
+  }
+}
+
+main({ info: () => ({ name: "openai-agents-js-run", version: "0.20.0", capabilities: ["done.terminal_tool"] }), run: runSession });
