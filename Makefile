@@ -113,7 +113,7 @@ mutation:
 mutation-sample:
 	$(GO) test -count=1 -run TestSampleCampaign ./internal/mutation/ -args -mutation-sample=1
 
-test: vet unit python-test suite mutants e2e
+test: vet unit python-test suite mutants plugin e2e
 
 # Stability under load: the full suite 20 times as a subprocess at -j 12
 # with two busy processes on the cores (scripts/verify.sh); any outcome that
@@ -127,3 +127,40 @@ bench:
 
 clean:
 	rm -rf bin $(REPORTS)/tmp
+
+# The plugin profile (conform plugin). "make plugin" checks the reference
+# plugin (refplugin) through the real go-plugin launch, every PL
+# requirement at every level; "make plugin-mutants" runs the plugin kill
+# matrix and writes reports/plugin-kill-matrix.md.
+REFPLUGIN := bin/refplugin
+.PHONY: plugin plugin-mutants proto
+plugin: build
+	$(GO) build -o $(REFPLUGIN) ./refplugin/cmd/refplugin
+	@rm -rf $(REPORTS)/tmp/plugin-scratch
+	$(BIN) plugin --plugin $(REFPLUGIN) --allow-effects $(REPORTS)/tmp/plugin-scratch \
+		--process-backed exec --require all -q --report-json $(REPORTS)/tmp/refplugin.json
+
+plugin-mutants:
+	$(GO) test -count=1 -run 'TestReferenceIsClean|TestKillMatrix' ./refplugin/mutants/ -args -write-kill-matrix=$(CURDIR)/$(REPORTS)
+
+# The plugin profile's wire definitions (api/*.proto) and the Go code
+# generated from them (api/gen, committed). "make proto" installs the pinned
+# toolchain from the Go module proxy into bin/tools (once per version),
+# lints, regenerates, and fails if the committed code differs.
+BUF_VERSION                ?= v1.75.0
+PROTOC_GEN_GO_VERSION      ?= v1.36.11
+PROTOC_GEN_GO_GRPC_VERSION ?= v1.6.1
+TOOLS := $(CURDIR)/bin/tools
+$(TOOLS)/.buf-$(BUF_VERSION):
+	GOBIN=$(TOOLS) $(GO) install github.com/bufbuild/buf/cmd/buf@$(BUF_VERSION)
+	@touch $@
+$(TOOLS)/.protoc-gen-go-$(PROTOC_GEN_GO_VERSION):
+	GOBIN=$(TOOLS) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	@touch $@
+$(TOOLS)/.protoc-gen-go-grpc-$(PROTOC_GEN_GO_GRPC_VERSION):
+	GOBIN=$(TOOLS) $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+	@touch $@
+proto: $(TOOLS)/.buf-$(BUF_VERSION) $(TOOLS)/.protoc-gen-go-$(PROTOC_GEN_GO_VERSION) $(TOOLS)/.protoc-gen-go-grpc-$(PROTOC_GEN_GO_GRPC_VERSION)
+	cd api && PATH=$(TOOLS):$$PATH buf lint && PATH=$(TOOLS):$$PATH buf generate
+	@test -z "$$(git status --porcelain -- api/gen)" || { git status --short -- api/gen; \
+		echo "api/gen differs from what api/*.proto generate: commit the regenerated code"; exit 1; }

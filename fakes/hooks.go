@@ -109,7 +109,12 @@ func crashError(msg string) error {
 // dispatch answers one hook/dispatch. The answer is a wire.HookDispatchResult
 // except for HookMalformed, whose raw JSON breaks the result schema on
 // purpose (PROTOCOL.md §11).
-func (h *Hooks) dispatch(ctx context.Context, done <-chan struct{}, p wire.HookDispatchParams) (any, error) {
+//
+// raw is the request's params as the kernel sent them: a transform that
+// changes nothing echoes the kernel's payload byte for byte, so that an
+// empty list stays an empty list and a field the Go binding omits when
+// empty is not dropped from the kernel's own payload.
+func (h *Hooks) dispatch(ctx context.Context, done <-chan struct{}, p wire.HookDispatchParams, raw json.RawMessage) (any, error) {
 	b := h.Get(p.Subscriber)
 	if b.Barrier != nil {
 		b.Barrier.Arrive(ctx, done)
@@ -172,6 +177,17 @@ func (h *Hooks) dispatch(ctx context.Context, done <-chan struct{}, p wire.HookD
 		return wire.HookDispatchResult{Outcome: wire.OutcomeTransform, Payload: &pl}, nil
 	case HookMalformed:
 		return json.RawMessage(`{"outcome":"transform"}`), nil
+	}
+	if p.Mode == wire.ModeTransform {
+		var params struct {
+			Payload json.RawMessage `json:"payload"`
+		}
+		if json.Unmarshal(raw, &params) == nil && len(params.Payload) > 0 {
+			return struct {
+				Outcome string          `json:"outcome"`
+				Payload json.RawMessage `json:"payload"`
+			}{wire.OutcomeTransform, params.Payload}, nil
+		}
 	}
 	return defaultAnswer(p), nil
 }

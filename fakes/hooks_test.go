@@ -13,7 +13,7 @@ func hookResult(t *testing.T, b HookBehavior, mode string, p wire.HookPayload) j
 	t.Helper()
 	h := newHooks()
 	h.Set("X", b)
-	res, err := h.dispatch(context.Background(), make(chan struct{}), wire.HookDispatchParams{Subscriber: "X", Mode: mode, Point: p.Variant, Payload: p})
+	res, err := h.dispatch(context.Background(), make(chan struct{}), wire.HookDispatchParams{Subscriber: "X", Mode: mode, Point: p.Variant, Payload: p}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,26 @@ func TestHangEndsOnCancel(t *testing.T) {
 	h.Set("X", HookBehavior{Action: HookHang})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := h.dispatch(ctx, make(chan struct{}), wire.HookDispatchParams{Subscriber: "X", Mode: wire.ModeObserve}); err == nil {
+	if _, err := h.dispatch(ctx, make(chan struct{}), wire.HookDispatchParams{Subscriber: "X", Mode: wire.ModeObserve}, nil); err == nil {
 		t.Fatal("a cancelled hang answered")
+	}
+}
+
+// A transform that changes nothing echoes the kernel's payload exactly: an
+// empty list the Go binding would omit stays in the answer.
+func TestUnchangedTransformEchoesBytes(t *testing.T) {
+	h := newHooks()
+	raw := json.RawMessage(`{"subscriber":"X","mode":"transform","point":"pre-model-call","payload":{"variant":"pre-model-call","tools":[],"x-kernel":{"k":1}}}`)
+	var p wire.HookDispatchParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.dispatch(context.Background(), make(chan struct{}), p, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res)
+	if want := `{"outcome":"transform","payload":{"variant":"pre-model-call","tools":[],"x-kernel":{"k":1}}}`; string(b) != want {
+		t.Errorf("answer = %s, want %s", b, want)
 	}
 }

@@ -97,12 +97,13 @@ type Pending struct {
 	method string
 	value  any
 	err    error
+	raw    json.RawMessage
 }
 
 // Accept records an arriving request. It is called in arrival order and
 // must not block; Respond then produces the answer.
 func (w *World) Accept(method string, raw json.RawMessage) *Pending {
-	p := &Pending{method: method}
+	p := &Pending{method: method, raw: raw}
 	var cc wire.CallContext
 	var label string
 	switch method {
@@ -196,7 +197,7 @@ func (w *World) respond(ctx context.Context, p *Pending) (any, error) {
 		}
 		return wire.ContextAssembleResult{Contributions: []wire.Contribution{{Source: "conform-context", Text: text}}}, nil
 	case *wire.HookDispatchParams:
-		return w.Hooks.dispatch(ctx, w.done, *v)
+		return w.Hooks.dispatch(ctx, w.done, *v, p.raw)
 	case *wire.ModelStreamParams:
 		r, n, err := w.modelReply(ctx, v.CallContext.SessionID, v.Purpose) // a child's from its profile (spawn.go)
 		if err != nil {

@@ -142,10 +142,12 @@ func describeStartErr(err error) string {
 	switch {
 	case strings.Contains(s, "timeout while waiting for plugin to start"):
 		return "the plugin did not print its handshake line (1|1|tcp|ADDR|grpc) on stdout in time"
-	case strings.Contains(s, "plugin exited before we could connect"):
-		return "the plugin exited before printing its handshake line"
+	case strings.Contains(s, "plugin exited before we could connect"),
+		strings.Contains(s, "Failed to read any lines from plugin's stdout"):
+		return "the plugin exited (or closed its stdout) before printing its handshake line"
 	case strings.Contains(s, "Unrecognized remote plugin message"):
-		return "the plugin's first line on stdout is not a go-plugin handshake line (want 1|1|tcp|ADDR|grpc): " + s
+		first, _, _ := strings.Cut(s, "\n")
+		return "the plugin's first line on stdout is not a go-plugin handshake line (want 1|1|tcp|ADDR|grpc): " + first
 	}
 	return s
 }
