@@ -23,6 +23,10 @@ type scenario struct {
 	judged map[string]bool
 }
 
+// A scenario's line is its place in the run, and a check's line is
+// 1000 times that plus its place in the scenario: both stay the same from
+// run to run however many checks the scenarios before made, so --repeat
+// compares like with like.
 func (r *run) scenario(file, name string, reqs ...string) *scenario {
 	*r.lines++
 	return &scenario{
@@ -35,7 +39,7 @@ func (r *run) scenario(file, name string, reqs ...string) *scenario {
 }
 
 func (s *scenario) add(st report.Status, step, msg string, reqs ...string) {
-	*s.lines++
+	line := s.res.Line*1000 + len(s.res.Checks) + 1
 	for _, id := range reqs {
 		if !slices.Contains(s.res.Requirements, id) {
 			s.res.Requirements = append(s.res.Requirements, id)
@@ -46,7 +50,7 @@ func (s *scenario) add(st report.Status, step, msg string, reqs ...string) {
 			s.judged[id] = true
 		}
 	}
-	s.res.Checks = append(s.res.Checks, report.CheckResult{Step: step, Line: *s.lines, Requirements: slices.Clone(reqs), Status: st, Message: msg})
+	s.res.Checks = append(s.res.Checks, report.CheckResult{Step: step, Line: line, Requirements: slices.Clone(reqs), Status: st, Message: msg})
 }
 
 func (s *scenario) pass(step string, reqs ...string) { s.add(report.Pass, step, "", reqs...) }

@@ -61,7 +61,8 @@ shards first (conform merge).`,
 			if err != nil {
 				return &exitError{exitUsage, err}
 			}
-			cat, err := spec.Load()
+			// Every profile's IDs: the report may be a plugin's.
+			cat, err := spec.LoadAll()
 			if err != nil {
 				return &exitError{exitUsage, err}
 			}

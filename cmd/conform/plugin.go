@@ -11,9 +11,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentconform/conform/harness/adapter"
+	"github.com/agentconform/conform/harness/baseline"
 	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/harness/runner"
 	"github.com/agentconform/conform/pluginconform"
 	"github.com/agentconform/conform/pluginconform/launch"
+	"github.com/agentconform/conform/spec"
 )
 
 type pluginFlags struct {
@@ -21,7 +24,9 @@ type pluginFlags struct {
 	jsonOut, junitOut, mdOut               string
 	htmlOut, badgeOut, badgeJSON           string
 	env, processBacked                     []string
-	cases, hookCases                       int
+	cases, hookCases, repeat               int
+	baseline                               string
+	strictBaseline                         bool
 	seed                                   uint64
 	multiplier                             float64
 	callTimeout, hookTimeout, startTimeout time.Duration
@@ -82,6 +87,9 @@ launched or configured at all, or on a usage error.`,
 	fl.DurationVar(&f.hookTimeout, "hook-timeout", 2*time.Second, "the deadline set on every DispatchHook")
 	fl.DurationVar(&f.startTimeout, "start-timeout", 10*time.Second, "time the plugin may take to print its handshake line")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no per-group progress")
+	fl.IntVar(&f.repeat, "repeat", 1, "check the plugin this many times with the same seed and report any verdict that varied (exit 1 on any variation)")
+	fl.StringVar(&f.baseline, "baseline", "", "known failures (JSON or YAML, spec/baseline.schema.json, PL IDs): a listed failure is reported as expected fail and does not fail the run")
+	fl.BoolVar(&f.strictBaseline, "strict-baseline", false, "a baseline entry that no longer fails (stale) fails the run")
 	return cmd
 }
 
@@ -92,8 +100,10 @@ func checkPluginFlags(f *pluginFlags) error {
 		return usage("--plugin is required: the plugin's command, e.g. --plugin ./my-plugin")
 	case f.require != "must" && f.require != "should" && f.require != "all":
 		return usage("--require must be must, should or all, not %q", f.require)
-	case f.cases < 1 || f.hookCases < 1:
-		return usage("--cases and --hook-cases must be at least 1")
+	case f.cases < 1 || f.hookCases < 1 || f.repeat < 1:
+		return usage("--cases, --hook-cases and --repeat must be at least 1")
+	case f.strictBaseline && f.baseline == "":
+		return usage("--strict-baseline needs --baseline FILE")
 	case !(f.multiplier >= 1) || f.multiplier > 1000:
 		return usage("--timeout-multiplier must be between 1 and 1000, not %v", f.multiplier)
 	case f.callTimeout <= 0 || f.hookTimeout <= 0 || f.startTimeout <= 0:
@@ -120,6 +130,16 @@ func runPlugin(cmd *cobra.Command, f pluginFlags) error {
 			return usage("--config %s: %v", f.config, err)
 		}
 	}
+	var known *baseline.File
+	if f.baseline != "" {
+		cat, err := spec.LoadPlugin()
+		if err != nil {
+			return &exitError{exitUsage, err}
+		}
+		if known, err = baseline.Load(f.baseline, cat); err != nil {
+			return usage("--baseline %s: %v", f.baseline, unwrapPath(err))
+		}
+	}
 	outs, err := prepareReports(runFlags{jsonOut: f.jsonOut, junitOut: f.junitOut, mdOut: f.mdOut, htmlOut: f.htmlOut, badgeOut: f.badgeOut, badgeJSON: f.badgeJSON})
 	if err != nil {
 		return err
@@ -132,7 +152,7 @@ func runPlugin(cmd *cobra.Command, f pluginFlags) error {
 	if !f.quiet {
 		opt.Progress = cmd.ErrOrStderr()
 	}
-	r, stats, err := pluginconform.Run(cmd.Context(), opt)
+	r, stats, err := repeatPlugin(cmd, opt, f.repeat)
 	var lerr *pluginconform.LaunchError
 	switch {
 	case r == nil:
@@ -144,7 +164,10 @@ func runPlugin(cmd *cobra.Command, f pluginFlags) error {
 		return &exitError{exitUsage, errors.Join(fmt.Errorf("the plugin could not be checked: %s", lerr.Reason), werr)}
 	}
 	report.Redact(r, nil)
-	werr := writeReports(r, outs)
+	if known != nil {
+		r.Baseline = baseline.Apply(r, known, f.baseline, f.strictBaseline)
+	}
+	werr := writeReports(r, withBaselineSections(outs))
 	if err := report.WriteText(cmd.OutOrStdout(), r); err != nil {
 		werr = errors.Join(werr, err)
 	}
@@ -155,13 +178,33 @@ func runPlugin(cmd *cobra.Command, f pluginFlags) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "conform: %d generated calls in %v (%.0f/s), %d launches, seed %d\n",
 			stats.GeneratedCalls, stats.GeneratedTime.Round(time.Millisecond), float64(stats.GeneratedCalls)/stats.GeneratedTime.Seconds(), stats.Launches, stats.Seed)
 	}
+	if err := baseline.WriteText(cmd.OutOrStdout(), r.Baseline); err != nil {
+		werr = errors.Join(werr, err)
+	}
 	if werr != nil {
 		return &exitError{exitUsage, fmt.Errorf("the run finished, but not every report was written:\n%w", werr)}
 	}
-	if failing := r.Failing(f.require); len(failing) > 0 {
-		return &exitError{exitFailed, fmt.Errorf("%d requirements at level %s fail or err", len(failing), f.require)}
+	return gate(r, f.require)
+}
+
+// repeatPlugin checks the plugin n times with one seed and folds the runs
+// into the first run's report, with its stability section.
+func repeatPlugin(cmd *cobra.Command, opt pluginconform.Options, n int) (*report.Report, pluginconform.Stats, error) {
+	first, stats, err := pluginconform.Run(cmd.Context(), opt)
+	if n <= 1 || err != nil || first == nil {
+		return first, stats, err
 	}
-	return nil
+	opt.Seed = stats.Seed
+	runs := []*report.Report{first}
+	for i := 1; i < n; i++ {
+		r, _, err := pluginconform.Run(cmd.Context(), opt)
+		if r == nil {
+			return nil, stats, err
+		}
+		runs = append(runs, r)
+	}
+	first.Stability = runner.Stability(runs)
+	return first, stats, nil
 }
 
 func readPluginConfig(path string) (map[string]any, error) {
