@@ -153,6 +153,9 @@ func runPlugin(cmd *cobra.Command, f pluginFlags) error {
 		opt.Progress = cmd.ErrOrStderr()
 	}
 	r, stats, err := repeatPlugin(cmd, opt, f.repeat)
+	if r != nil {
+		r.Tool.Version = runner.Version
+	}
 	var lerr *pluginconform.LaunchError
 	switch {
 	case r == nil:
