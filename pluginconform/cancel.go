@@ -8,6 +8,7 @@ import (
 	"time"
 
 	toolv1 "github.com/agentconform/conform/api/gen/pluggableharness/tool/v1"
+	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/pluginconform/launch"
 	"github.com/agentconform/conform/pluginconform/schemagen"
 )
@@ -33,7 +34,10 @@ func (r *run) checkCancel(ctx context.Context, op *toolv1.ToolSchema) {
 		s.errorf("%s", reason)
 		return
 	}
+	// Every try is a cancel: a fault that shows only when the cancel lands
+	// while the operation still works needs more than one chance.
 	gen := schemagen.Args(op.GetInputSchema())
+	landed := 0
 	for try := 1; try <= cancelTries; try++ {
 		args := gen.Example(int(r.stats.Seed%1e6) + try)
 		mid, problem := r.cancelOnce(ctx, s, op, args)
@@ -42,10 +46,15 @@ func (r *run) checkCancel(ctx context.Context, op *toolv1.ToolSchema) {
 			return
 		}
 		if mid {
+			landed++
+		}
+		if slices.ContainsFunc(s.res.Checks, func(c report.CheckResult) bool { return c.Status == report.Fail }) {
 			return
 		}
 	}
-	s.notReached("a call cancelled mid-stream leaves the plugin serving", fmt.Sprintf("none of %d generated calls was still running after its first event", cancelTries), "PL-22")
+	if landed == 0 {
+		s.notReached("a call cancelled mid-stream leaves the plugin serving", fmt.Sprintf("none of %d generated calls was still running after its first event", cancelTries), "PL-22")
+	}
 }
 
 // cancelOnce makes one call and cancels it after its first event; mid is

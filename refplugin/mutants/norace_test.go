@@ -1,0 +1,5 @@
+//go:build !race
+
+package mutants
+
+const raceEnabled = false
