@@ -113,7 +113,7 @@ mutation:
 mutation-sample:
 	$(GO) test -count=1 -run TestSampleCampaign ./internal/mutation/ -args -mutation-sample=1
 
-test: vet unit python-test suite mutants plugin e2e
+test: vet unit python-test suite mutants plugin plugin-mutants e2e
 
 # Stability under load: the full suite 20 times as a subprocess at -j 12
 # with two busy processes on the cores (scripts/verify.sh); any outcome that
