@@ -113,7 +113,7 @@ func (s *Scenario) heldUntil(tool, secs string) error {
 // continueWith answers a soft-limit pause: a while after the limit_reached
 // event the harness sends session/continue with the user's message.
 func (s *Scenario) continueWith(msg string) error {
-	s.limits.continueWith, s.limits.continueAfter = msg, softGrace
+	s.limits.continueWith, s.limits.continueAfter = msg, s.env.Scale(softGrace)
 	s.World.OnEvent = func(ev wire.Event) {
 		if ev.SessionID != s.SessionID || ev.Kind != wire.EventLimitReached || ev.Payload["soft"] != true {
 			return

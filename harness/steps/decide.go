@@ -80,7 +80,7 @@ func (d *decideArea) outcomes(tool string) ([]wire.DecisionOutcome, error) {
 	}
 	var out []wire.DecisionOutcome
 	sent := 0
-	for _, r := range s.World.Frontend.Decisions(decideWait) {
+	for _, r := range s.World.Frontend.Decisions(s.env.Scale(decideWait)) {
 		mine := false
 		for _, dec := range r.Params.Decisions {
 			mine = mine || ids[dec.PlanItemID]

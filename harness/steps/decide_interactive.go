@@ -60,7 +60,7 @@ func (d *decideInteractive) outcomes(tool string) ([]wire.InteractiveOutcome, er
 	}
 	var out []wire.InteractiveOutcome
 	sent := 0
-	for _, r := range s.World.Frontend.Decisions(decideWait) {
+	for _, r := range s.World.Frontend.Decisions(s.env.Scale(decideWait)) {
 		mine := false
 		for _, a := range r.Params.InteractiveResponses {
 			mine = mine || ids[a.CallID]

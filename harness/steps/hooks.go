@@ -256,7 +256,7 @@ func (s *Scenario) hookBarrier(list string) error {
 	if len(ids) < 2 {
 		return fmt.Errorf("a barrier needs at least two subscribers")
 	}
-	s.hooks.barrier = fakes.NewBarrier(len(ids), hookBarrierTimeout)
+	s.hooks.barrier = fakes.NewBarrier(len(ids), s.env.Scale(hookBarrierTimeout))
 	s.hooks.barrierIDs = ids
 	for _, id := range ids {
 		b := s.World.Hooks.Get(id)

@@ -243,5 +243,5 @@ func (s *Scenario) hookBarrierOpened() error {
 		return fmt.Errorf("expected a chain dispatching %s, the kernel sent none", strings.Join(ids, ", "))
 	}
 	return fmt.Errorf("expected %s to be in flight together; one of them was answered (after waiting up to %v for the others) before the last was dispatched, so the kernel called them one at a time",
-		strings.Join(ids, ", "), hookBarrierTimeout)
+		strings.Join(ids, ", "), s.env.Scale(hookBarrierTimeout))
 }

@@ -225,14 +225,14 @@ func (s *Scenario) saAnswerEvery(profile, tool, field string) error {
 }
 
 func (s *Scenario) saHoldTogether(profile string, n int) error {
-	s.World.Agents.Hold(profile, 1, &fakes.ModelHold{N: n, Grace: saGrace, Timeout: saHoldTimeout})
+	s.World.Agents.Hold(profile, 1, &fakes.ModelHold{N: n, Grace: s.env.Scale(saGrace), Timeout: s.env.Scale(saHoldTimeout)})
 	return nil
 }
 
 // saHoldSlow holds the child for a grace window, or until the root shows it
 // went on without waiting (its post-apply or its next model request).
 func (s *Scenario) saHoldSlow(profile string) error {
-	s.World.Agents.Hold(profile, 1, &fakes.ModelHold{Grace: saGrace, Early: func() bool {
+	s.World.Agents.Hold(profile, 1, &fakes.ModelHold{Grace: s.env.Scale(saGrace), Early: func() bool {
 		models := 0
 		for _, e := range s.requests() {
 			if p, ok := e.Value.(wire.HookDispatchParams); ok && p.Point == wire.PointPostApply {

@@ -42,7 +42,7 @@ func (s *Scenario) saInFlight(n int, profile string) error {
 	if most != n {
 		msg := fmt.Sprintf("expected %d %q sub-agents to have a model request in flight at once (and never more), the most at once was %d (%d such sub-agents in all)", n, profile, most, len(ids))
 		if h := s.World.Agents.HoldOf(profile, 1); h != nil && h.TimedOut() && most < n {
-			msg += fmt.Sprintf("; the held first requests never reached %d together within %v", n, saHoldTimeout)
+			msg += fmt.Sprintf("; the held first requests never reached %d together within %v", n, s.env.Scale(saHoldTimeout))
 		}
 		return errors.New(msg)
 	}
