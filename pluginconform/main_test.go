@@ -33,7 +33,7 @@ func serve(name string) {
 	case "crash":
 		fmt.Fprintln(os.Stderr, "panic: no configuration file")
 		os.Exit(3)
-	case "reject-config":
-		refplugin.Serve(refplugin.Faults{})
+	case "leaky":
+		refplugin.Serve(refplugin.Faults{SecretInError: true, SecretInLog: true, SecretInStderr: true, CrashOnCancel: true})
 	}
 }

@@ -99,7 +99,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, Stats, error) {
 
 	var lerr error
 	if reason := r.prepare(ctx); reason != "" {
-		lerr = &LaunchError{Reason: reason}
+		lerr = &LaunchError{Reason: r.secrets.redact(reason)}
 	} else {
 		r.checkOperations(ctx)
 		r.checkRender(ctx)
@@ -108,7 +108,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, Stats, error) {
 	}
 	k := report.Kernel{Name: "plugin", Command: strings.Join(opt.Argv, " ")}
 	if d := r.describe(); d != nil {
-		k.Name, k.Version = d.GetName(), d.GetVersion()
+		k.Name, k.Version = r.secrets.redact(d.GetName()), r.secrets.redact(d.GetVersion())
 	}
 	warnings := []string{fmt.Sprintf("generated cases used seed %d (conform plugin --seed %d repeats them)", seed, seed)}
 	if opt.AllowEffects == "" {
