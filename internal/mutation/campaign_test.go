@@ -36,9 +36,12 @@ func TestSampleCampaign(t *testing.T) {
 	}
 	t.Logf("%d mutants judged in %s", r.Totals.Mutants, time.Since(start).Round(time.Second))
 	for _, s := range r.Survivors {
-		if s.Classification == nil {
+		switch c := s.Classification; {
+		case c == nil:
 			t.Errorf("%s %s survived the whole suite and is not classified in internal/mutation/survivors.json (key %q)",
 				s.Pos(), s.Describe(), s.Key)
+		case c.Class == NeedsCheck:
+			t.Errorf("%s %s survived the whole suite; %s needs the check: %s", s.Pos(), s.Describe(), c.Clause, c.Reason)
 		}
 	}
 	for _, m := range r.Mutants {

@@ -24,6 +24,11 @@ const (
 	// specification leaves open to another that is also conforming. Clause
 	// names the open point (e.g. "A-07").
 	OpenReading Class = "open_reading"
+	// NeedsCheck is not an acceptance: the survivor shows a hole in the
+	// suite. Clause names the requirement it breaks and Reason the
+	// scenario or property that would kill it. It stays a survivor against
+	// the target until that check exists, and its entry then goes stale.
+	NeedsCheck Class = "needs_check"
 )
 
 // Classification is one reviewed survivor.
@@ -78,11 +83,11 @@ func (c Classification) check() error {
 	switch c.Class {
 	case Equivalent:
 		return nil
-	case NotObservable, OpenReading:
+	case NotObservable, OpenReading, NeedsCheck:
 		if strings.TrimSpace(c.Clause) == "" {
 			return fmt.Errorf("class %s must name the clause", c.Class)
 		}
 		return nil
 	}
-	return fmt.Errorf("unknown class %q (equivalent, not_observable or open_reading)", c.Class)
+	return fmt.Errorf("unknown class %q (equivalent, not_observable, open_reading or needs_check)", c.Class)
 }

@@ -16,6 +16,7 @@ func TestLoadClassifications(t *testing.T) {
 		{"no reason", `{"survivors":[{"key":"k","class":"equivalent"}]}`, "no reason"},
 		{"no clause", `{"survivors":[{"key":"k","class":"not_observable","reason":"r"}]}`, "must name the clause"},
 		{"open reading without clause", `{"survivors":[{"key":"k","class":"open_reading","reason":"r"}]}`, "must name the clause"},
+		{"needs check without requirement", `{"survivors":[{"key":"k","class":"needs_check","reason":"r"}]}`, "must name the clause"},
 		{"unknown class", `{"survivors":[{"key":"k","class":"harmless","reason":"r"}]}`, "unknown class"},
 		{"twice", `{"survivors":[{"key":"k","class":"equivalent","reason":"r"},{"key":"k","class":"equivalent","reason":"r"}]}`, "listed twice"},
 		{"unknown field", `{"survivors":[{"key":"k","class":"equivalent","reason":"r","why":"x"}]}`, "unknown field"},

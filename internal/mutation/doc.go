@@ -21,7 +21,10 @@
 // compile; excluded from scores). A survivor is either classified in the
 // committed list (survivors.json: equivalent; not observable over the wire,
 // naming the clause it would break; or a reading the specification leaves
-// open) or reported as unclassified.
+// open) or reported as unclassified. The list may also record a survivor as
+// needs_check, naming the requirement it breaks and the scenario that would
+// kill it: a known hole, not an acceptance, so it still counts against the
+// score until the check exists.
 //
 // Why not github.com/go-gremlins/gremlins (v0.6.0, evaluated for this):
 // it judges a mutant by `go test` of the mutated package (or of the whole

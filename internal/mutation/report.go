@@ -50,6 +50,9 @@ type Score struct {
 	NotObservable int      `json:"not_observable"`
 	OpenReading   int      `json:"open_reading"`
 	Unclassified  int      `json:"unclassified"`
+	// NeedsCheck counts the survivors the committed list names a missing
+	// check for; like the unclassified, they count against the score.
+	NeedsCheck int `json:"needs_check"`
 	// Unreached counts the survivors whose statement no scenario executes.
 	Unreached int `json:"survivors_not_reached"`
 	// Raw is kills over viable mutants; Score is kills over viable
@@ -166,6 +169,8 @@ func (s *Score) add(r Result) {
 			s.NotObservable++
 		case OpenReading:
 			s.OpenReading++
+		case NeedsCheck:
+			s.NeedsCheck++
 		}
 	}
 }
