@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -29,15 +30,16 @@ import (
 // Silence is never a free pass. Whatever is declared, the waits taken
 // together must look at least as long as full jitter's, the widest form:
 // under full jitter a wait is below t × nominal with probability t, so K
-// waits all below t·nominal happen with probability t^K. The check fails
-// when the longest of K waits (as a fraction of its own nominal delay) is
-// below t = α^(1/K), and when, given enough retries after the first to
-// decide, none waited twice the base: both happen to a kernel that honours
-// the base and factor with probability at most α = 1e-6 per check, and to a
-// kernel that does not wait, waits a fraction of its base, or never grows
-// its waits, almost surely. With few retries the bound is weak (three
-// waits: 1% of nominal); the scenarios that pin the base and the growth
-// down make many retries.
+// waits all below t·nominal happen with probability t^K. The waits are
+// grouped by retry rank (first retries, second retries, ...), G groups in
+// all, and the check fails when the longest wait of a group of K (as a
+// fraction of its nominal delay) is below t = (α/G)^(1/K): a kernel that
+// honours the base and factor fails that with probability at most
+// α = 1e-6 per check, while one that does not wait, waits a fraction of
+// its base, or never grows its waits (its later retries stay near the base,
+// far below their nominal delay) fails it almost surely. With few retries
+// the bound is weak (one wait per rank: nothing); the scenarios that pin
+// the base and the growth down make many.
 //
 // A supplied retry-after is a floor of its own, with no jitter excuse.
 // Measured waits run from the harness's error answer to the retry's
@@ -47,8 +49,7 @@ import (
 // while the session runs (errors_ceiling.go).
 
 const (
-	backoffAlpha  = 1e-6 // chance a conforming kernel fails a statistical test
-	growthFactor  = 2.0  // a later retry must once wait this many base delays
+	backoffAlpha  = 1e-6 // chance a conforming kernel fails the statistical test
 	defaultMaxJit = 2.0  // waits up to 2× nominal
 )
 
@@ -198,8 +199,7 @@ func (s *Scenario) judgeWaits(samples []retrySample, base time.Duration, factor 
 	}
 	r := s.backoffReading()
 	var lines, bad []string
-	var vs []float64
-	var later []retrySample
+	byRank := map[int][]float64{}
 	for _, x := range samples {
 		n := nominalDelay(base, factor, x.k)
 		lo, hi, ceiling := s.waitBounds(r, n, x.retryAfter)
@@ -216,35 +216,10 @@ func (s *Scenario) judgeWaits(samples []retrySample, base time.Duration, factor 
 			bad = append(bad, fmt.Sprintf("retry %d came after %v, past its ceiling %v", x.k, x.wait.Round(time.Millisecond), ceiling))
 		}
 		if x.retryAfter == 0 && n > 0 {
-			vs = append(vs, float64(x.wait-r.added)/float64(n))
-			if x.k >= 2 {
-				later = append(later, x)
-			}
+			byRank[x.k] = append(byRank[x.k], float64(x.wait-r.added)/float64(n))
 		}
 	}
-	if len(vs) > 0 {
-		t := math.Pow(backoffAlpha, 1/float64(len(vs)))
-		best := 0.0
-		for _, v := range vs {
-			best = max(best, v)
-		}
-		if best < t {
-			bad = append(bad, fmt.Sprintf("the longest of the %d waits was %.1f%% of its nominal delay; with any jitter up to full jitter, one of %d waits reaches %.1f%% but for a chance of 1e-6",
-				len(vs), 100*best, len(vs), 100*t))
-		}
-	}
-	if p := growthChance(later, factor); p <= backoffAlpha {
-		grew := false
-		for _, x := range later {
-			if x.wait-r.added >= time.Duration(growthFactor*float64(base)) {
-				grew = true
-			}
-		}
-		if !grew {
-			bad = append(bad, fmt.Sprintf("none of the %d waits before a second or later retry reached %.1f× the base delay (%v): the waits do not grow (a kernel whose waits grow by %g misses that with a chance of %.1g)",
-				len(later), growthFactor, time.Duration(growthFactor*float64(base)), factor, p))
-		}
-	}
+	bad = append(bad, shortWaits(byRank)...)
 	if len(bad) > 0 {
 		return fmt.Errorf("expected the waits to follow a backoff from %v growing by %g (%s); %s:\n%s",
 			base, factor, r, strings.Join(bad, "; "), strings.Join(lines, "\n"))
@@ -252,18 +227,31 @@ func (s *Scenario) judgeWaits(samples []retrySample, base time.Duration, factor 
 	return nil
 }
 
-// growthChance is the chance that full jitter keeps every later retry
-// below growthFactor × base: the product over those retries of
-// growthFactor / factor^(k−1). Above α, the samples cannot decide growth.
-func growthChance(later []retrySample, factor float64) float64 {
-	if len(later) == 0 || factor <= 1 {
-		return 1
+// shortWaits applies the statistical test to waits grouped by retry rank,
+// each a fraction of its nominal delay: the longest of a group of K must
+// reach (α/G)^(1/K), which every wait drawn from full jitter or any
+// narrower jitter around the nominal delay misses with a chance of at most
+// α/G.
+func shortWaits(byRank map[int][]float64) []string {
+	var ranks []int
+	for k := range byRank {
+		ranks = append(ranks, k)
 	}
-	p := 1.0
-	for _, x := range later {
-		p *= min(1, growthFactor/math.Pow(factor, float64(x.k-1)))
+	sort.Ints(ranks)
+	var bad []string
+	for _, k := range ranks {
+		vs := byRank[k]
+		t := math.Pow(backoffAlpha/float64(len(ranks)), 1/float64(len(vs)))
+		best := 0.0
+		for _, v := range vs {
+			best = max(best, v)
+		}
+		if best < t {
+			bad = append(bad, fmt.Sprintf("the longest of the %d waits before a retry %d was %.1f%% of its nominal delay; with any jitter up to full jitter, one of %d reaches %.1f%% but for a chance of %.1g",
+				len(vs), k, 100*best, len(vs), 100*t, backoffAlpha/float64(len(ranks))))
+		}
 	}
-	return p
+	return bad
 }
 
 // ER-01, ER-05: the waits before requests a..b.
