@@ -274,6 +274,14 @@ func (s *Scenario) walk() verdicts {
 				s.earlyLimit(v, turnReqs[i+1], fmt.Sprintf("after turn %d with no bound due (%d turns, $%s spent; %s)", ordinary, ordinary, usd(cum), doomWhy))
 				return v
 			}
+			if !doomMay && s.doomAcceptable(doomWhy).ok(status) && !anyStatus(pending, status) {
+				// The ending names the doom loop, which was not due: the
+				// detector fired early (TA-12), and a bound due at the
+				// same step does not make the status TA-21's.
+				v.reached["TA-12"] = true
+				v.add("TA-12", "the session ended %q, the kernel's doom-loop status, after turn %d, but the doom loop was not due (%s)", status, ordinary, doomWhy)
+				return v
+			}
 			s.judgeFinal(v, turnReqs, finalAt, pending)
 			return v
 		}
@@ -294,6 +302,19 @@ func (s *Scenario) walk() verdicts {
 	return v
 }
 
+// anyStatus reports whether one of the acceptable endings allows status.
+func anyStatus(as []acceptable, status string) bool {
+	for _, a := range as {
+		if a.ok(status) {
+			return true
+		}
+	}
+	return false
+}
+
+// wallTolerance is the measurement slack at a wall-clock bound's edge.
+const wallTolerance = time.Millisecond
+
 // dues are the bounds due at step 17 of the turn of model request e. A
 // turn bound ignored is TA-02's; a cost or wall-clock bound ignored is
 // TA-19's, since every generated session also has a turn cap: the bound
@@ -310,8 +331,11 @@ func (s *Scenario) dues(e calllog.Entry, ordinary int, cum float64) []due {
 	if b.MaxWallClockS != nil {
 		elo, ehi := s.elapsedAtStep17(e)
 		w := time.Duration(*b.MaxWallClockS * float64(time.Second))
-		if ehi >= w {
-			out = append(out, due{"max_wall_clock_s", wire.StatusErrorMaxWallClock, fmt.Sprintf("between %v and %v elapsed of %v", elo.Round(time.Millisecond), ehi.Round(time.Millisecond), w), "TA-19", elo >= w})
+		// The kernel's clock and the harness's are read microseconds apart:
+		// within wallTolerance of the bound, firing and not firing are
+		// both allowed.
+		if ehi >= w-wallTolerance {
+			out = append(out, due{"max_wall_clock_s", wire.StatusErrorMaxWallClock, fmt.Sprintf("between %v and %v elapsed of %v", elo.Round(time.Millisecond), ehi.Round(time.Millisecond), w), "TA-19", elo >= w+wallTolerance})
 		}
 	}
 	return out
