@@ -21,8 +21,8 @@ Feature: Error recovery
   retries decide little, so two scenarios make many: they pin the base
   delay and the growth down. A
   retry-after is a floor with no jitter excuse. A retry that has not come
-  by its ceiling (its upper bound plus a margin of its own size or a
-  second) fails there, with the figure: the harness ends the session
+  by its ceiling (its upper bound plus a margin of its own size or three
+  seconds) fails there, with the figure: the harness ends the session
   instead of waiting for the scenario timeout. max_retries counts retries
   after the first attempt ("Retries per call" in the protocol), so a call
   is attempted at most max_retries + 1 times.

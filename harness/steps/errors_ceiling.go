@@ -71,7 +71,7 @@ func retriesOf(calls, k int, retryAfter time.Duration) []retrySample {
 }
 
 func (s *Scenario) watchRetries(ctx context.Context, cut func(string)) {
-	t := time.NewTicker(5 * time.Millisecond)
+	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
 	for {
 		select {
