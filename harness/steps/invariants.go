@@ -282,6 +282,13 @@ func (s *Scenario) walk() verdicts {
 				v.add("TA-12", "the session ended %q, the kernel's doom-loop status, after turn %d, but the doom loop was not due (%s)", status, ordinary, doomWhy)
 				return v
 			}
+			if doomMust && !anyStatus(pending, status) && anyDueStatus(dues, status) {
+				// The doom loop (step 16) was due, yet the ending names a
+				// bound of step 17: the detector did not fire (TA-12); the
+				// limit path itself was taken.
+				v.add("TA-12", "%s at step 16 of turn %d, but the session ended %q, the status of a bound due at step 17: the detector did not fire", doomWhy, ordinary, status)
+				return v
+			}
 			s.judgeFinal(v, turnReqs, finalAt, pending)
 			return v
 		}
@@ -306,6 +313,16 @@ func (s *Scenario) walk() verdicts {
 func anyStatus(as []acceptable, status string) bool {
 	for _, a := range as {
 		if a.ok(status) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyDueStatus reports whether status is the status of one of the dues.
+func anyDueStatus(dues []due, status string) bool {
+	for _, d := range dues {
+		if d.status == status {
 			return true
 		}
 	}
