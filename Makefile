@@ -96,6 +96,7 @@ mutants:
 .PHONY: e2e
 e2e:
 	$(GO) test -count=1 -run TestMergeEqualsSingleRun ./harness/shard/
+	$(GO) test -count=1 -run TestFuzzKillsBoundsAndDoomLoopMutants ./refkernel/mutants/
 
 # Source-level mutation testing of the reference kernel (internal/mutation):
 # every mutant of every refkernel package judged by the suite, scores and

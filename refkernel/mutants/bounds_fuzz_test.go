@@ -34,8 +34,10 @@ var fuzzTargets = []string{
 // mutant; the shrunk case it writes fails on the mutant and passes on the
 // reference kernel, when run as an ordinary feature folder.
 func TestFuzzKillsBoundsAndDoomLoopMutants(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs conform fuzz against every bounds and doom-loop mutant")
+	if testing.Short() || raceEnabled {
+		// Fuzzing every mutant end to end takes minutes under the race
+		// detector; make e2e runs it without -race.
+		t.Skip("runs conform fuzz against every bounds and doom-loop mutant (make e2e runs it without -race)")
 	}
 	byName := map[string]Mutant{}
 	for _, m := range all() {
