@@ -2,6 +2,7 @@ package steps
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -57,17 +58,29 @@ func TestBackoffPassesEveryJitter(t *testing.T) {
 }
 
 func TestBackoffCatchesBrokenBackoffs(t *testing.T) {
+	// On the twelve-calls schedule: no wait, or the base delay every time.
 	broken := map[string]func(k int, n time.Duration) time.Duration{
 		"no wait":        func(int, time.Duration) time.Duration { return time.Millisecond },
 		"constant delay": func(int, time.Duration) time.Duration { return tBase + 30*time.Millisecond },
-		"base a fifth":   func(_ int, n time.Duration) time.Duration { return n/5 + 10*time.Millisecond },
 	}
+	// On the shipped-default schedule (twenty first retries, base 500 ms):
+	// a base of a fifth, with two stalls of 400 ms.
+	const def = 500 * time.Millisecond
+	fifth := make([]retrySample, 20)
+	for i := range fifth {
+		fifth[i] = retrySample{req: 2*i + 2, k: 1, wait: def/5 + 10*time.Millisecond}
+	}
+	fifth[3].wait, fifth[11].wait = 400*time.Millisecond, 400*time.Millisecond
 	for _, readings := range []map[string]string{nil, {"retry.jitter_min_ratio": "0"}, {"retry.jitter_min_ratio": "0.5"}} {
-		for name, wait := range broken {
-			err := backoffScenario(readings).judgeWaits(samples(wait), tBase, tFactor)
+		var errs []error
+		for _, wait := range broken {
+			errs = append(errs, backoffScenario(readings).judgeWaits(samples(wait), tBase, tFactor))
+		}
+		errs = append(errs, backoffScenario(readings).judgeWaits(fifth, def, 2))
+		for i, err := range errs {
 			var nr *notReachedError
 			if err == nil || errors.As(err, &nr) {
-				t.Errorf("%s with readings %v: passed (%v)", name, readings, err)
+				t.Errorf("broken backoff %d with readings %v: passed (%v)", i, readings, err)
 			}
 		}
 	}
@@ -99,5 +112,18 @@ func TestBackoffCeilingAndDeclaredFloor(t *testing.T) {
 	})
 	if err := backoffScenario(half).judgeWaits(one, tBase, tFactor); err == nil {
 		t.Error("waits below the declared floor of half the nominal delay passed")
+	}
+}
+
+// The thresholds of the statistical test: with m = 0 it is α^(1/n); with
+// m = 2 of 20 waits the binomial tail at t is α.
+func TestFewLongWaits(t *testing.T) {
+	if got, want := fewLongWaits(12, 0, 1e-6), math.Pow(1e-6, 1.0/12); math.Abs(got-want) > 1e-9 {
+		t.Errorf("fewLongWaits(12, 0) = %v, want %v", got, want)
+	}
+	x := fewLongWaits(20, 2, 1e-6)
+	tail := math.Pow(x, 20) + 20*(1-x)*math.Pow(x, 19) + 190*(1-x)*(1-x)*math.Pow(x, 18)
+	if math.Abs(tail-1e-6) > 1e-9 || x < 0.3 || x > 0.4 {
+		t.Errorf("fewLongWaits(20, 2) = %v, tail %v", x, tail)
 	}
 }
