@@ -41,7 +41,10 @@ func (k *Kernel) withDeadline(parent context.Context, timeout time.Duration) (co
 }
 
 // expire runs when the kernel could have used up its time; if conform was
-// busy part of it, it waits for the rest.
+// busy part of it, it waits for the rest. A hang is no message at all for
+// the timeout: a kernel that sent something within the last timeout is
+// still working and gets more time, up to activeCapFactor timeouts in all,
+// past which the session ends as still running, not as hung.
 func (d *deadline) expire() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -53,8 +56,36 @@ func (d *deadline) expire() {
 		d.timer.Reset(left)
 		return
 	}
+	ran := time.Since(d.start)
+	if last := d.k.lastArrival.Load(); last > 0 {
+		idle := time.Since(time.Unix(0, last))
+		if left := d.timeout - idle; left >= time.Millisecond {
+			if ran < activeCapFactor*d.timeout {
+				d.timer.Reset(min(left, activeCapFactor*d.timeout-ran))
+				return
+			}
+			d.cancel(&stillRunningError{ran: ran, idle: idle})
+			return
+		}
+	}
 	d.cancel(errScenarioTimeout)
 }
+
+// activeCapFactor bounds how long a kernel that keeps sending may run: a
+// session that never ends is a finding, not a reason to wait forever.
+const activeCapFactor = 3
+
+// stillRunningError ends a session whose kernel was still sending when the
+// active cap passed.
+type stillRunningError struct{ ran, idle time.Duration }
+
+func (e *stillRunningError) Error() string {
+	return fmt.Sprintf("session still running after %v (last message %v ago)", e.ran, e.idle)
+}
+
+// Unwrap makes it a scenario timeout for err and the callers that stop the
+// kernel; explain tells it apart.
+func (e *stillRunningError) Unwrap() error { return errScenarioTimeout }
 
 // stop releases the timer and the context.
 func (d *deadline) stop() {
@@ -71,6 +102,10 @@ func (d *deadline) stop() {
 func (d *deadline) err(ctx context.Context, err error) error {
 	if err == nil || !errors.Is(context.Cause(ctx), errScenarioTimeout) {
 		return err
+	}
+	var sr *stillRunningError
+	if errors.As(context.Cause(ctx), &sr) {
+		return sr
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()

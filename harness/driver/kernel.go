@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentconform/conform/fakes"
@@ -40,6 +41,10 @@ type Kernel struct {
 	routes map[string]*route
 	stray  int // messages for no routed session
 	faults []string
+
+	// lastArrival is when the kernel last sent anything (unix nanoseconds):
+	// a kernel still sending is never called hung (deadline.expire).
+	lastArrival atomic.Int64
 }
 
 // Start launches a kernel and runs the initialize handshake.
@@ -146,7 +151,10 @@ func (k *Kernel) explain(err error, method string) *Fault {
 	what := ""
 	var v *jsonrpc.Violation
 	var te *timeoutError
+	var sr *stillRunningError
 	switch {
+	case errors.As(err, &sr):
+		what = fmt.Sprintf("no answer to %s after %v: the kernel was still sending (its last message came %v before the end), so this is no hang, but the session did not end within %d times the scenario timeout", method, sr.ran.Round(time.Millisecond), sr.idle.Round(time.Millisecond), activeCapFactor)
 	case errors.As(err, &te):
 		what = fmt.Sprintf("no answer to %s before the scenario timeout (hang)%s", method, te.note())
 	case errors.Is(err, context.DeadlineExceeded):
@@ -222,6 +230,7 @@ func (k *Kernel) Unregister(w *fakes.World) {
 // arrive routes and records every message in arrival order (it runs in the
 // connection's read loop); handle then answers requests concurrently.
 func (k *Kernel) arrive(req *jsonrpc.Request) {
+	k.lastArrival.Store(time.Now().UnixNano())
 	session := fakes.SessionOf(req.Params)
 	if req.Method == wire.NotifySessionMeta {
 		k.adoptChild(req.Params)

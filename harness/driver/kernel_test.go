@@ -293,3 +293,24 @@ func TestHangAfterAFloodIsCredited(t *testing.T) {
 	})
 	expectFault(t, err, "no answer to session/run before the scenario timeout (hang) (not counting")
 }
+
+// TestStillSendingIsNoHang: a kernel that keeps sending but never answers
+// session/run is not hung; past three timeouts the session ends, saying it
+// was still running.
+func TestStillSendingIsNoHang(t *testing.T) {
+	rk := rawKernel{onRun: func(out *rawOut, _ json.RawMessage, s string) {
+		for i := 0; i < 200; i++ {
+			out.line(events(s, 1, 1)[0])
+			time.Sleep(20 * time.Millisecond)
+		}
+	}}
+	start := time.Now()
+	_, err := runRaw(t, rk, 200*time.Millisecond, nil)
+	expectFault(t, err, "the kernel was still sending", "did not end within 3 times the scenario timeout")
+	if strings.Contains(err.Error(), "(hang)") {
+		t.Errorf("a kernel still sending was called hung: %v", err)
+	}
+	if d := time.Since(start); d < 600*time.Millisecond {
+		t.Errorf("ended after %v, before three timeouts of activity", d)
+	}
+}
