@@ -333,10 +333,8 @@ func (s *Scenario) endedOnItsOwn() error {
 	// The subject is a bound that was reached: a kernel that ignores
 	// max_turns (TA-02's failure) or ends before it never shows whether a
 	// reached bound needs input.
-	if b := s.Cfg.Bounds.MaxTurns; b != nil {
-		if n := len(s.modelRequests()); n < *b || n > *b+1 {
-			return notReached("the kernel asked the model %d times under max_turns %d, so it never stopped at the bound; whether a reached bound ends the session without input was not exercised", n, *b)
-		}
+	if !s.tookLimitPath() {
+		return notReached("the kernel never took the limit path (it asked the model %d times and the session ended %q), so whether a reached bound ends the session without input was not exercised", len(s.modelRequests()), s.Result.Status)
 	}
 	for _, ev := range s.World.Events() {
 		if ev.SessionID == s.SessionID && ev.Kind == wire.EventLimitReached && ev.Payload["soft"] == true {
