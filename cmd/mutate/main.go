@@ -40,6 +40,7 @@ func main() {
 	flag.StringVar(&pkgs, "packages", "", "comma-separated module-relative folders to mutate (default: every refkernel package)")
 	flag.StringVar(&list, "survivors", "internal/mutation/survivors.json", "the committed classification of survivors")
 	flag.StringVar(&out, "out", "reports", "folder for mutation.json and mutation.md (empty: none)")
+	flag.StringVar(&cfg.Commit, "commit", "", "the commit being mutated, recorded in the report (make mutation passes git rev-parse HEAD)")
 	flag.StringVar(&cfg.Journal, "journal", "", "append every verdict to this JSON-lines file")
 	flag.BoolVar(&cfg.Resume, "resume", false, "take the verdicts already in -journal instead of judging those mutants again")
 	flag.BoolVar(&quiet, "q", false, "no per-mutant progress")

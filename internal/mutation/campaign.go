@@ -43,6 +43,7 @@ type Config struct {
 	// judging those mutants again.
 	Journal string
 	Resume  bool
+	Commit  string           // the commit mutated, recorded in the report
 	Log     io.Writer        // progress, one line per mutant; nil: none
 	Now     func() time.Time // the clock; nil: time.Now
 }

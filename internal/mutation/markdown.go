@@ -21,7 +21,11 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if r.Confirm {
 		b.WriteString("; a survivor is run again against the whole suite")
 	}
-	fmt.Fprintf(&b, "). %d jobs, %s.\n\n", r.Jobs, fmtDuration(r.DurationS))
+	fmt.Fprintf(&b, "). %d jobs, %s.", r.Jobs, fmtDuration(r.DurationS))
+	if r.Commit != "" {
+		fmt.Fprintf(&b, " Source: commit `%s`; every place below is a line of that commit.", cell(r.Commit))
+	}
+	b.WriteString("\n\n")
 	verdict := "meets"
 	if !r.MeetsGoal {
 		verdict = "does **not** meet"

@@ -10,6 +10,7 @@ import (
 // Report is a campaign's outcome: reports/mutation.json.
 type Report struct {
 	Tool      string         `json:"tool"`
+	Commit    string         `json:"commit,omitempty"`
 	Sample    int            `json:"sample_per_package,omitempty"`
 	Seed      uint64         `json:"seed,omitempty"`
 	Jobs      int            `json:"jobs"`
@@ -72,7 +73,7 @@ type OpCount struct {
 
 func newReport(cfg Config, pkgs []Package, results []Result, took time.Duration) *Report {
 	r := &Report{
-		Tool: "conform internal/mutation (go/ast, go build -overlay)", Sample: cfg.PerPackage, Jobs: cfg.Jobs,
+		Tool: "conform internal/mutation (go/ast, go build -overlay)", Commit: cfg.Commit, Sample: cfg.PerPackage, Jobs: cfg.Jobs,
 		Confirm: cfg.Confirm, DurationS: took.Round(time.Second).Seconds(), Target: TargetScore,
 		Stale: []string{}, Survivors: []Result{}, Operators: map[Op]OpCount{}, Mutants: results,
 		Unreproduced: map[string]int{},
