@@ -107,7 +107,8 @@ MUTATION_FLAGS ?=
 .PHONY: mutation mutation-sample
 mutation:
 	@mkdir -p $(REPORTS)/tmp
-	$(GO) run ./cmd/mutate -j $(MUTATION_JOBS) -out $(REPORTS) -journal $(REPORTS)/tmp/mutation.jsonl $(MUTATION_FLAGS)
+	$(GO) run ./cmd/mutate -j $(MUTATION_JOBS) -out $(REPORTS) -journal $(REPORTS)/tmp/mutation.jsonl \
+		-commit "$$(git rev-parse --short HEAD 2>/dev/null)" $(MUTATION_FLAGS)
 
 # A seeded sample of the campaign (one mutant per package); fails on a
 # survivor that internal/mutation/survivors.json does not classify.
