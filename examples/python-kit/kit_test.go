@@ -6,7 +6,6 @@
 package pythonkit_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"os"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentconform/conform/internal/kittranscript"
 
 	"github.com/agentconform/conform/harness/adapter"
 	"github.com/agentconform/conform/harness/report"
@@ -41,13 +42,6 @@ func here(t *testing.T) string {
 	return dir
 }
 
-// entry is one message of the kit's transcript.
-type entry struct {
-	Method string          `json:"method"`
-	Part   string          `json:"part"` // params, result or error
-	Body   json.RawMessage `json:"body"`
-}
-
 // TestKitMessagesValidate runs the kit's self-test with a transcript and
 // validates every message the kit sent against the protocol's schemas.
 func TestKitMessagesValidate(t *testing.T) {
@@ -63,43 +57,14 @@ func TestKitMessagesValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	seen := map[string]int{}
-	var first map[string]json.RawMessage // one model/stream params, for the negative control
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 8<<20)
-	for n := 1; sc.Scan(); n++ {
-		var e entry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("transcript line %d: %v", n, err)
-		}
-		if e.Method == "" {
-			t.Errorf("transcript line %d: an answer to a request the kit never noted: %s", n, sc.Bytes())
-			continue
-		}
-		seen[e.Method+" "+e.Part]++
-		switch e.Part {
-		case wire.PartParams, wire.PartResult:
-			if err := wire.Validate(e.Method, e.Part, e.Body); err != nil {
-				t.Errorf("transcript line %d: %s %s: %v\n%s", n, e.Method, e.Part, err, e.Body)
-			}
-		case "error":
-			var rpcErr struct {
-				Code    *int    `json:"code"`
-				Message *string `json:"message"`
-			}
-			if json.Unmarshal(e.Body, &rpcErr) != nil || rpcErr.Code == nil || rpcErr.Message == nil {
-				t.Errorf("transcript line %d: %s error answer is not {code, message}: %s", n, e.Method, e.Body)
-			}
-		default:
-			t.Errorf("transcript line %d: part %q", n, e.Part)
-		}
-		if e.Method == wire.MethodModelStream && first == nil {
-			_ = json.Unmarshal(e.Body, &first)
-		}
-	}
-	if err := sc.Err(); err != nil {
+	res, err := kittranscript.Check(f)
+	if err != nil {
 		t.Fatal(err)
 	}
+	for _, p := range res.Problems {
+		t.Error(p)
+	}
+	seen, first := res.Seen, res.FirstModelStream
 	// Every kind of message the kit sends was exercised.
 	for _, want := range []string{
 		"initialize result", "session/run result", "session/cancel result", "shutdown result", "frontend/decide result",
