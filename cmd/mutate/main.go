@@ -54,7 +54,10 @@ func main() {
 	if enum {
 		os.Exit(listMutants(cfg))
 	}
-	classes, err := mutation.LoadClassifications(filepath.Join(cfg.Root, list))
+	if !filepath.IsAbs(list) {
+		list = filepath.Join(cfg.Root, list)
+	}
+	classes, err := mutation.LoadClassifications(list)
 	if err != nil {
 		fail(err)
 	}

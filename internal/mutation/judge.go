@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -116,10 +117,20 @@ func (j *judge) run(ctx context.Context, bin, tags string) verdict {
 	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	err := cmd.Run()
+	err := cmd.Start()
+	var hog atomic.Bool
+	if err == nil {
+		stop := watchMemory(cmd.Process, memoryLimit, &hog)
+		err = cmd.Wait()
+		stop()
+	}
 	v := verdict{took: j.now().Sub(start)}
 	var exit *exec.ExitError
 	switch {
+	case hog.Load():
+		// A mutant that grows without bound would take the machine's
+		// memory from everyone else; it is stopped and counts as a crash.
+		v.status, v.detail = Crashed, fmt.Sprintf("used more than %d MiB of memory", memoryLimit>>20)
 	case ctx.Err() == context.DeadlineExceeded:
 		v.status, v.detail = TimedOut, fmt.Sprintf("no verdict within %s", j.timeout)
 	case err == nil || errors.As(err, &exit) && exit.ExitCode() == 1:
@@ -133,6 +144,10 @@ func (j *judge) run(ctx context.Context, bin, tags string) verdict {
 		}
 	case isPanic(stderr.String()):
 		v.status, v.detail = Crashed, panicLine(stderr.String())
+	case initFailed(rep, stderr.String()):
+		// A kernel that cannot even complete initialize is refused by
+		// conform as a whole; that is a kill, whatever the exit status.
+		v.status, v.failing, v.detail = Killed, failingIDs(rep), firstLines(stderr.String(), 1)
 	default:
 		v.status, v.detail = HarnessError, fmt.Sprintf("%v: %s", err, firstLines(stderr.String(), 3))
 	}
@@ -161,6 +176,13 @@ func failingIDs(path string) []string {
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// initFailed reports a run that refused the kernel at initialize: the
+// report, when conform wrote one, has every scenario in error; older
+// versions only say so on stderr (harness/runner.InitError).
+func initFailed(report, stderr string) bool {
+	return len(failingIDs(report)) > 0 || strings.Contains(stderr, "the kernel could not be started and initialized")
 }
 
 func isPanic(stderr string) bool {

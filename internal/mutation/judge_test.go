@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,6 +45,8 @@ func TestRunMapsExitStatusToVerdict(t *testing.T) {
 		{"fail without a report", "exit 1", Killed, nil, ""},
 		{"panic", "echo 'panic: runtime error: nil map' >&2; echo 'goroutine 7 [running]:' >&2; exit 2", Crashed, nil, "panic: runtime error: nil map"},
 		{"usage", "echo 'bad tags' >&2; exit 2", HarnessError, nil, "bad tags"},
+		{"initialize refused", "echo 'conform: the kernel could not be started and initialized: kernel error: boom' >&2; exit 2", Killed, nil, "could not be started"},
+		{"initialize refused, with a report", `echo '{"requirements":[{"id":"TA-01","status":"error"}]}' > "$rep"; exit 2`, Killed, []string{"TA-01"}, ""},
 		{"interrupted", "exit 3", HarnessError, nil, "exit status 3"},
 		{"hang", "sleep 30", TimedOut, nil, "no verdict within"},
 	}
@@ -114,5 +117,24 @@ func TestBuildUsesAnOverlay(t *testing.T) {
 	bad := Mutant{File: "main.go", start: 0, end: len("package main"), text: "package"}
 	if _, err := j.build(context.Background(), t.TempDir(), &bad, []byte(src)); !errors.As(err, new(*buildError)) {
 		t.Errorf("a mutant that does not compile: err = %v, want a build error", err)
+	}
+}
+
+// A mutant that eats memory is stopped before it takes the machine's.
+func TestRunStopsAMemoryHog(t *testing.T) {
+	if _, err := os.Stat("/proc/self/statm"); err != nil {
+		t.Skip("no /proc")
+	}
+	var hog atomic.Bool
+	// Any process is over a limit of 1 byte.
+	cmd := exec.Command("sleep", "5")
+	if err := cmd.Start(); err != nil {
+		t.Skip(err)
+	}
+	stop := watchMemory(cmd.Process, 1, &hog)
+	_ = cmd.Wait()
+	stop()
+	if !hog.Load() {
+		t.Error("a process over the limit was not stopped")
 	}
 }
