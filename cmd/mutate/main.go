@@ -109,6 +109,10 @@ func write(path string, r *mutation.Report, f func(w io.Writer, r *mutation.Repo
 		return err
 	}
 	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
 	if err := f(tmp, r); err != nil {
 		tmp.Close()
 		return err

@@ -21,7 +21,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if r.Confirm {
 		b.WriteString("; a survivor is run again against the whole suite")
 	}
-	fmt.Fprintf(&b, "). %d jobs, %s.", r.Jobs, fmtDuration(r.DurationS))
+	fmt.Fprintf(&b, "). Judging every mutant took %s of worker time (%d jobs: about %s); this run took %s.",
+		fmtDuration(r.WorkerS), r.Jobs, fmtDuration(r.WorkerS/float64(max(r.Jobs, 1))), fmtDuration(r.DurationS))
 	if r.Commit != "" {
 		fmt.Fprintf(&b, " Source: commit `%s`; every place below is a line of that commit.", cell(r.Commit))
 	}
@@ -44,7 +45,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %s |\n", name, s.Mutants,
 			s.NotViable+s.HarnessErrors, s.Killed, s.Crashed, s.TimedOut, s.Survived, s.Unreached, s.Equivalent, s.NotObservable,
-			s.OpenReading, s.NeedsCheck, s.Unclassified, pct(s.Raw), pct(s.Score))
+			s.OpenReading, s.NeedsCheck, s.Unclassified, pct(s.Raw), scoreCell(s))
 	}
 	b.WriteString("\n## By operator\n\n| operator | mutants | viable | killed | survived |\n|---|--:|--:|--:|--:|\n")
 	for _, op := range Ops {
@@ -133,11 +134,23 @@ func code(s string) string {
 	return "`" + strings.ReplaceAll(cell(s), "`", "'") + "`"
 }
 
+// scoreCell is the score, or n/a for a package whose viable mutants are all
+// equivalent (nothing there the suite could kill).
+func scoreCell(s Score) string {
+	if s.Killed+s.Crashed+s.TimedOut+s.Survived-s.Equivalent == 0 {
+		return "n/a"
+	}
+	return pct(s.Score)
+}
+
 func pct(f float64) string { return fmt.Sprintf("%.1f%%", f*100) }
 
 func fmtDuration(s float64) string {
-	if s < 120 {
+	switch {
+	case s < 120:
 		return fmt.Sprintf("%.0f s", s)
+	case s < 2*3600:
+		return fmt.Sprintf("%.0f min", s/60)
 	}
-	return fmt.Sprintf("%.0f min", s/60)
+	return fmt.Sprintf("%.1f h", s/3600)
 }

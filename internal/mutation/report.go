@@ -1,7 +1,9 @@
 package mutation
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"slices"
 	"time"
@@ -9,19 +11,22 @@ import (
 
 // Report is a campaign's outcome: reports/mutation.json.
 type Report struct {
-	Tool      string         `json:"tool"`
-	Commit    string         `json:"commit,omitempty"`
-	Sample    int            `json:"sample_per_package,omitempty"`
-	Seed      uint64         `json:"seed,omitempty"`
-	Jobs      int            `json:"jobs"`
-	Confirm   bool           `json:"survivors_confirmed_on_whole_suite"`
-	DurationS float64        `json:"duration_s"`
+	Tool      string  `json:"tool"`
+	Commit    string  `json:"commit,omitempty"`
+	Sample    int     `json:"sample_per_package,omitempty"`
+	Seed      uint64  `json:"seed,omitempty"`
+	Jobs      int     `json:"jobs"`
+	Confirm   bool    `json:"survivors_confirmed_on_whole_suite"`
+	DurationS float64 `json:"duration_s"`
+	// WorkerS is the time spent judging every mutant, summed over jobs,
+	// journaled verdicts included: what the whole campaign costs.
+	WorkerS   float64        `json:"worker_s"`
 	Target    float64        `json:"target"`
 	Totals    Score          `json:"totals"`
 	Packages  []Score        `json:"packages"`
-	Survivors []Result       `json:"survivors"`
+	Survivors []Result       `json:"survivors,omitempty"` // written by WriteJSON
 	Stale     []string       `json:"stale_classifications"`
-	Mutants   []Result       `json:"mutants"`
+	Mutants   []Result       `json:"mutants,omitempty"` // written by WriteJSON
 	Operators map[Op]OpCount `json:"operators"`
 	Unclassed int            `json:"unclassified_survivors"`
 	// Unreproduced counts, per requirement, the failures against a mutant
@@ -90,6 +95,7 @@ func newReport(cfg Config, pkgs []Package, results []Result, took time.Duration)
 	for i := range results {
 		res := &results[i]
 		res.Classification = nil
+		r.WorkerS += float64(res.Millis) / 1000
 		for _, id := range res.Unreproduced {
 			r.Unreproduced[id]++
 		}
@@ -189,8 +195,39 @@ func (s *Score) finish() {
 }
 
 // WriteJSON writes the report as indented JSON.
+// The summary is indented; survivors and mutants come one per line, so the
+// file stays small and a change to one mutant is a one-line diff.
 func WriteJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	head := *r
+	head.Survivors, head.Mutants = nil, nil
+	b, err := json.MarshalIndent(head, "", "  ")
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	out.Write(bytes.TrimSuffix(b, []byte("\n}")))
+	for _, list := range []struct {
+		name string
+		rs   []Result
+	}{{"survivors", r.Survivors}, {"mutants", r.Mutants}} {
+		fmt.Fprintf(&out, ",\n  %q: [", list.name)
+		for i, res := range list.rs {
+			line, err := json.Marshal(res)
+			if err != nil {
+				return err
+			}
+			if i > 0 {
+				out.WriteByte(',')
+			}
+			out.WriteString("\n    ")
+			out.Write(line)
+		}
+		if len(list.rs) > 0 {
+			out.WriteString("\n  ")
+		}
+		out.WriteByte(']')
+	}
+	out.WriteString("\n}\n")
+	_, err = w.Write(out.Bytes())
+	return err
 }

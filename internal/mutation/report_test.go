@@ -2,6 +2,7 @@ package mutation
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -98,5 +99,29 @@ func TestSampleIsDeterministic(t *testing.T) {
 	}
 	if cmp.Equal(Sample(ms, 5, 7), Sample(ms, 5, 8), cmp.AllowUnexported(Mutant{})) {
 		t.Error("another seed gave the same sample (possible, but not for this input)")
+	}
+}
+
+func TestJSONKeepsEveryMutantOnALine(t *testing.T) {
+	rs := []Result{res("a", 1, Boundary, Killed), res("a", 2, Const, Survived)}
+	r := newReport(withDefaults(Config{}), []Package{{Dir: "a"}}, rs, time.Second)
+	var b bytes.Buffer
+	if err := WriteJSON(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, b.String())
+	}
+	if len(back.Mutants) != 2 || len(back.Survivors) != 1 || back.Totals.Mutants != 2 {
+		t.Errorf("mutants %d, survivors %d, totals %+v", len(back.Mutants), len(back.Survivors), back.Totals)
+	}
+	if n := strings.Count(b.String(), `"key":`); n != 3 {
+		t.Errorf("%d keys, want 3 (2 mutants + 1 survivor)", n)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.Contains(l, `"key":`) && !strings.HasPrefix(l, "    {") {
+			t.Errorf("a mutant spans lines: %q", l)
+		}
 	}
 }
