@@ -68,3 +68,22 @@ func Check(r io.Reader) (Result, error) {
 	}
 	return res, sc.Err()
 }
+
+// CanFail is the negative control: a copy of the first model/stream params
+// with a purpose the schema forbids must be refused, or the validation
+// above proved nothing.
+func (r Result) CanFail() error {
+	if r.FirstModelStream == nil {
+		return fmt.Errorf("no model/stream in the transcript")
+	}
+	broken := map[string]json.RawMessage{}
+	for k, v := range r.FirstModelStream {
+		broken[k] = v
+	}
+	broken["purpose"] = json.RawMessage(`"chat"`)
+	b, _ := json.Marshal(broken)
+	if wire.Validate(wire.MethodModelStream, wire.PartParams, b) == nil {
+		return fmt.Errorf("a model/stream with purpose chat validated: the schema check cannot fail")
+	}
+	return nil
+}
