@@ -26,13 +26,6 @@ import (
 // wait is never shorter than the kernel's own. Lower bounds therefore hold
 // on any machine, however loaded; upper bounds are kept generous.
 
-// Generous upper bound of a retry wait: a loaded two-core machine must not
-// flip a verdict.
-const (
-	waitSlackFactor = 20
-	waitSlack       = 2 * time.Second
-)
-
 func init() {
 	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
 		er := &erRetries{s: s} // the transient errors scripted (errors_ceiling.go)
