@@ -24,6 +24,7 @@ func main() {
 		out     string
 		list    string
 		pkgs    string
+		only    string
 		quiet   bool
 		enum    bool
 		strict  bool
@@ -38,6 +39,7 @@ func main() {
 	flag.BoolVar(&cfg.Confirm, "confirm", true, "re-run each survivor against the whole suite")
 	flag.BoolVar(&cfg.Reach, "reach", true, "measure which statements the suite executes (one coverage run) and report mutants of the others as survivors not reached, without judging them")
 	flag.StringVar(&pkgs, "packages", "", "comma-separated module-relative folders to mutate (default: every refkernel package)")
+	flag.StringVar(&only, "only", "", "comma-separated places (file:line or file:line:col) or keys: judge only those mutants")
 	flag.StringVar(&list, "survivors", "internal/mutation/survivors.json", "the committed classification of survivors")
 	flag.StringVar(&out, "out", "reports", "folder for mutation.json and mutation.md (empty: none)")
 	flag.StringVar(&cfg.Commit, "commit", "", "the commit being mutated, recorded in the report (make mutation passes git rev-parse HEAD)")
@@ -50,6 +52,9 @@ func main() {
 	cfg.Seed, cfg.Timeout = seed, timeout
 	if pkgs != "" {
 		cfg.Packages = strings.Split(pkgs, ",")
+	}
+	if only != "" {
+		cfg.Only = strings.Split(only, ",")
 	}
 	if enum {
 		os.Exit(listMutants(cfg))

@@ -43,9 +43,13 @@ type Config struct {
 	// judging those mutants again.
 	Journal string
 	Resume  bool
-	Commit  string           // the commit mutated, recorded in the report
-	Log     io.Writer        // progress, one line per mutant; nil: none
-	Now     func() time.Time // the clock; nil: time.Now
+	// Only, when set, keeps the mutants whose place (file:line or
+	// file:line:col) or key is in the list: a check author judges the
+	// survivors a new check is meant to kill without the whole campaign.
+	Only   []string
+	Commit string           // the commit mutated, recorded in the report
+	Log    io.Writer        // progress, one line per mutant; nil: none
+	Now    func() time.Time // the clock; nil: time.Now
 }
 
 // Result is one judged mutant.
@@ -83,6 +87,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	pkgs, mutants, sources, err := selectMutants(root, cfg.Tree, cfg.Packages, cfg.PerPackage, cfg.Seed)
 	if err != nil {
 		return nil, err
+	}
+	if len(cfg.Only) > 0 {
+		mutants = slices.DeleteFunc(mutants, func(m Mutant) bool { return !picked(m, cfg.Only) })
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -322,4 +329,15 @@ func progress(w io.Writer, n, total int, r Result) {
 	}
 	fmt.Fprintf(w, "[%d/%d] %-10s %s %s%s %.1fs (build %.1fs)\n", n, total, r.Status, r.Pos(), r.Describe(), extra,
 		float64(r.Millis)/1000, float64(r.BuildMillis)/1000)
+}
+
+// picked reports whether m's place or key is one of only.
+func picked(m Mutant, only []string) bool {
+	line := fmt.Sprintf("%s:%d", m.File, m.Line)
+	for _, o := range only {
+		if o == m.Key || o == line || o == fmt.Sprintf("%s:%d", line, m.Col) {
+			return true
+		}
+	}
+	return false
 }
