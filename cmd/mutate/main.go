@@ -46,7 +46,7 @@ func main() {
 	flag.StringVar(&cfg.Journal, "journal", "", "append every verdict to this JSON-lines file")
 	flag.BoolVar(&cfg.Resume, "resume", false, "take the verdicts already in -journal instead of judging those mutants again")
 	flag.BoolVar(&quiet, "q", false, "no per-mutant progress")
-	flag.BoolVar(&enum, "list", false, "only list the mutants, one per line, without judging them")
+	flag.BoolVar(&enum, "list", false, "only list the mutants, one per line (place, mutation, key), without judging them")
 	flag.BoolVar(&strict, "strict", false, "exit 1 when a survivor is unclassified or a package is below the target")
 	flag.Parse()
 	cfg.Seed, cfg.Timeout = seed, timeout
@@ -103,7 +103,7 @@ func listMutants(cfg mutation.Config) int {
 		fail(err)
 	}
 	for _, m := range ms {
-		fmt.Printf("%s\t%s\n", m.Pos(), m.Describe())
+		fmt.Printf("%s\t%s\t%s\n", m.Pos(), m.Describe(), m.Key)
 	}
 	return 0
 }
