@@ -27,10 +27,10 @@ function tools(r) {
       isEnabled: !(cfg.plan_mode && t.kind === "resource"), // the SDK's per-tool switch: plan mode
       inputGuardrails: [{ name: "conform-pre-tool-call", async run(d) { // pre-tool-call, then (resources) the policy and the plan-ready veto
         await s.dispatch(r.turn.id, { variant: "pre-tool-call", call: hookCall(t, d) });
+        const item = planItem(r, t, d.toolCall.callId, hookCall(t, d).input, decision);
+        if (t.kind === "resource" && decision !== "ask") s.event(r.turn.id, "plan_item", { ...item, turn_id: r.turn.id }); // a denied call has its row too (PA-14)
         if (decision === "deny") return { behavior: { type: "rejectContent", message: `denied by policy rule ${rule(s, t).name}` } };
         if (t.kind !== "resource") return { behavior: { type: "allow" } };
-        const item = planItem(r, t, d.toolCall.callId, hookCall(t, d).input, decision);
-        if (decision !== "ask") s.event(r.turn.id, "plan_item", { ...item, turn_id: r.turn.id });
         const veto = await s.dispatch(r.turn.id, { variant: "plan-ready", plan: { items: [item] } });
         return { behavior: veto.denied ? { type: "rejectContent", message: `denied by ${veto.by}: ${veto.reason}` } : { type: "allow" } };
       } }],
