@@ -74,6 +74,25 @@ func unverifiable(format string, args ...any) error {
 	return &unverifiableError{why: fmt.Sprintf(format, args...)}
 }
 
+// splitError is one check whose assertion has a different outcome for some
+// of the requirements it proves: the blamed ones get err, the others get
+// rest (nil: pass). A kernel that declares it cannot apply transforms fails
+// the row that needs the change applied, while the rows about the chain
+// itself are read from the chain's own answers.
+type splitError struct {
+	blamed []string
+	err    error
+	rest   error
+}
+
+func (e *splitError) Error() string { return e.err.Error() }
+
+// blameOnly says that err is the verdict for the blamed requirements only;
+// the check's other requirements get rest instead.
+func blameOnly(blamed []string, err, rest error) error {
+	return &splitError{blamed: blamed, err: err, rest: rest}
+}
+
 // classify turns a check's returned error into its outcome.
 func classify(err error) (CheckStatus, string) {
 	var nr *notReachedError
@@ -115,8 +134,38 @@ func (s *Scenario) proves(fn any, ids ...string) any {
 	}).Interface()
 }
 
-// record files one check's outcome under the current step.
+// record files one check's outcome under the current step; a split
+// outcome files one per group of requirements.
 func (s *Scenario) record(declared []string, err error) {
+	var split *splitError
+	if errors.As(err, &split) {
+		var blamed, rest []string
+		for _, id := range declared {
+			if slices.Contains(split.blamed, id) {
+				blamed = append(blamed, id)
+			} else {
+				rest = append(rest, id)
+			}
+		}
+		n := len(s.Checks)
+		if s.recordFor(declared, blamed, split.err); len(rest) > 0 {
+			s.recordFor(declared, rest, split.rest)
+		}
+		// Keep one entry when neither group is tagged here, so the
+		// attribution lint still sees a check that proves nothing.
+		if kept := s.Checks[n:]; len(kept) == 2 && len(kept[0].Proves) == 0 {
+			s.Checks = append(s.Checks[:n], kept[1])
+		} else if len(kept) == 2 && len(kept[1].Proves) == 0 {
+			s.Checks = s.Checks[:n+1]
+		}
+		return
+	}
+	s.recordFor(declared, declared, err)
+}
+
+// recordFor files err as the outcome for the IDs of ids the scenario is
+// tagged with.
+func (s *Scenario) recordFor(declared, ids []string, err error) {
 	status, msg := classify(err)
 	o := CheckOutcome{Declared: declared, Status: status, Message: msg}
 	if s.step != nil {
@@ -125,7 +174,7 @@ func (s *Scenario) record(declared []string, err error) {
 			o.StepNode = s.step.AstNodeIds[0]
 		}
 	}
-	for _, id := range declared {
+	for _, id := range ids {
 		if s.tagged[id] {
 			o.Proves = append(o.Proves, id)
 		}

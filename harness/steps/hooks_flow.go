@@ -139,11 +139,24 @@ func (s *Scenario) requestMarkers(nth, list string) error {
 	if want == nil {
 		want = []string{}
 	}
-	if got := s.hookMarkersIn(r.Messages); !slices.Equal(want, got) {
-		return fmt.Errorf("expected model request %s to carry the markers [%s] in that order, it carried [%s]",
-			nth, strings.Join(want, ", "), strings.Join(got, ", "))
+	got := s.hookMarkersIn(r.Messages)
+	if slices.Equal(want, got) {
+		return nil
 	}
-	return nil
+	err = fmt.Errorf("expected model request %s to carry the markers [%s] in that order, it carried [%s]",
+		nth, strings.Join(want, ", "), strings.Join(got, ", "))
+	out, why, ok := s.unappliedChain(r)
+	if !ok {
+		return err
+	}
+	// Only HD-01 needs the change applied; the chain's last answer shows
+	// whether it ran past every observer and in order.
+	var rest error
+	if chained := s.hookMarkersIn(out); !slices.Equal(want, chained) {
+		rest = fmt.Errorf("%s; the chain's last transform returned the markers [%s], expected [%s]",
+			why, strings.Join(chained, ", "), strings.Join(want, ", "))
+	}
+	return blameOnly([]string{"HD-01"}, fmt.Errorf("%w (%s)", err, why), rest)
 }
 
 // hookChainsWith lists the chains holding both subscribers.

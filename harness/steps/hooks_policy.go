@@ -190,7 +190,13 @@ func (s *Scenario) requestMessagesFrom(nth, id string) error {
 			return notReached("%q (#%d) did not answer with a payload, so there are no messages to compare", id, e.Seq)
 		}
 		if diff := hookJSONDiff(out.Messages, r.Messages); diff != "" {
-			return fmt.Errorf("expected model request %s to carry exactly the messages %q returned (-returned +sent):\n%s", nth, id, diff)
+			err := fmt.Errorf("expected model request %s to carry exactly the messages %q returned (-returned +sent):\n%s", nth, id, diff)
+			if _, why, ok := s.unappliedChain(r); ok && !hookCancelled(e) {
+				// The kernel took id's answer (HD-05: it did not give up on
+				// it); only applying it is HD-17's.
+				return blameOnly([]string{"HD-17"}, fmt.Errorf("%w(%s)", err, why), nil)
+			}
+			return err
 		}
 		return nil
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/runner"
+	"github.com/agentconform/conform/refkernel"
 	"github.com/agentconform/conform/refkernel/loop"
 	"github.com/agentconform/conform/spec"
 )
@@ -47,10 +48,10 @@ type Matrix struct {
 	Variants []VariantRow `json:"variants"`
 }
 
-func run(t *testing.T, name string, parts loop.Parts, tags string) *report.Report {
+func run(t *testing.T, name string, parts loop.Parts, tags string, opts ...refkernel.Option) *report.Report {
 	t.Helper()
 	r, err := runner.Run(context.Background(), runner.Options{
-		Launcher: launcher(name, parts), Tags: tags, Concurrency: 2, ScenarioTimeout: 10 * time.Second,
+		Launcher: launcher(name, parts, opts...), Tags: tags, Concurrency: 2, ScenarioTimeout: 10 * time.Second,
 	})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)

@@ -20,9 +20,12 @@ type kernel struct{}
 
 // Info declares no optional capability: langchaingo's executor has no cost
 // or wall-clock bound, no soft limits, no terminal tools, no doom-loop
-// detector, no policy and no subagents.
+// detector, no policy and no subagents. Its callbacks only observe
+// (callbacks/callbacks.go: every handler returns nothing), which it says
+// with the reading hooks.transforms.
 func (kernel) Info() kernelkit.Info {
-	return kernelkit.Info{Name: "langchaingo-agents-executor", Version: "0.1.14"}
+	return kernelkit.Info{Name: "langchaingo-agents-executor", Version: "0.1.14",
+		Readings: map[string]string{"hooks.transforms": "observe_only"}}
 }
 
 func (kernel) Run(ctx context.Context, h *kernelkit.Host, p wire.RunParams) (wire.RunSessionResult, error) {

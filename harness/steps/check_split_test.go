@@ -1,0 +1,34 @@
+package steps
+
+import (
+	"errors"
+	"testing"
+)
+
+// A split outcome files one entry per group of the scenario's tags, and a
+// group the scenario is not tagged with leaves no entry behind.
+func TestRecordSplitOutcome(t *testing.T) {
+	s := &Scenario{tagged: map[string]bool{"HD-01": true, "HD-02": true}}
+	s.record([]string{"HD-01", "HD-02", "HD-06"}, blameOnly([]string{"HD-01"}, errors.New("not applied"), nil))
+	if len(s.Checks) != 2 {
+		t.Fatalf("want 2 outcomes, got %+v", s.Checks)
+	}
+	if c := s.Checks[0]; c.Status != CheckFail || len(c.Proves) != 1 || c.Proves[0] != "HD-01" {
+		t.Errorf("blamed group: %+v", c)
+	}
+	if c := s.Checks[1]; c.Status != CheckPass || len(c.Proves) != 1 || c.Proves[0] != "HD-02" {
+		t.Errorf("the other group: %+v", c)
+	}
+
+	only := &Scenario{tagged: map[string]bool{"HD-06": true}}
+	only.record([]string{"HD-01", "HD-06"}, blameOnly([]string{"HD-01"}, errors.New("not applied"), notReached("no chain")))
+	if len(only.Checks) != 1 || only.Checks[0].Status != CheckNotReached || only.Checks[0].Proves[0] != "HD-06" {
+		t.Errorf("untagged blamed group should leave only the other: %+v", only.Checks)
+	}
+
+	none := &Scenario{tagged: map[string]bool{}}
+	none.record([]string{"HD-01", "HD-06"}, blameOnly([]string{"HD-01"}, errors.New("x"), nil))
+	if len(none.Checks) != 1 {
+		t.Errorf("a check proving nothing here keeps one entry for the attribution lint: %+v", none.Checks)
+	}
+}
