@@ -88,8 +88,8 @@ func main() {
 		}
 	}
 	for _, s := range append(r.Packages, r.Totals) {
-		fmt.Printf("%-28s %4d mutants  %4d killed  %3d survived  %3d unclassified  score %5.1f%%\n",
-			s.Package, s.Mutants, s.Killed+s.Crashed+s.TimedOut, s.Survived, s.Unclassified, s.Score*100)
+		fmt.Printf("%-28s %4d mutants  %4d killed  %3d survived  %3d unclassified  score %5.1f%%  spec score %5.1f%%\n",
+			s.Package, s.Mutants, s.Killed+s.Crashed+s.TimedOut, s.Survived, s.Unclassified, s.Score*100, s.SpecScore*100)
 	}
 	if strict && (r.Unclassed > 0 || !r.MeetsGoal) {
 		fmt.Fprintf(os.Stderr, "mutate: %d unclassified survivors; target met: %v\n", r.Unclassed, r.MeetsGoal)

@@ -62,10 +62,15 @@ type Score struct {
 	// Unreached counts the survivors whose statement no scenario executes.
 	Unreached int `json:"survivors_not_reached"`
 	// Raw is kills over viable mutants; Score is kills over viable
-	// mutants that are not classified equivalent, the figure the target
-	// applies to.
-	Raw   float64 `json:"raw_score"`
-	Score float64 `json:"score"`
+	// mutants that are not classified equivalent. SpecScore also leaves
+	// out the open readings: a mutant whose behaviour is a reading the
+	// specification leaves open is equivalent with respect to the
+	// specification, and a conformance suite that killed it would fail a
+	// correct kernel. The target applies to SpecScore; the not observable
+	// still count against it.
+	Raw       float64 `json:"raw_score"`
+	Score     float64 `json:"score"`
+	SpecScore float64 `json:"spec_score"`
 }
 
 // OpCount is how an operator fared across the campaign.
@@ -127,7 +132,7 @@ func newReport(cfg Config, pkgs []Package, results []Result, took time.Duration)
 		s := byPkg[p.Dir]
 		s.finish()
 		r.Packages = append(r.Packages, *s)
-		if s.Mutants-s.NotViable-s.HarnessErrors > 0 && s.Score < TargetScore {
+		if s.Mutants-s.NotViable-s.HarnessErrors > 0 && s.SpecScore < TargetScore {
 			r.MeetsGoal = false
 		}
 		r.Unclassed += s.Unclassified
@@ -187,11 +192,20 @@ func (s *Score) finish() {
 	if viable := kills + s.Survived; viable > 0 {
 		s.Raw = float64(kills) / float64(viable)
 	}
-	if counted := kills + s.Survived - s.Equivalent; counted > 0 {
-		s.Score = float64(kills) / float64(counted)
-	} else if kills+s.Survived > 0 {
-		s.Score = 1 // every viable mutant is equivalent
+	s.Score = ratio(kills, kills+s.Survived-s.Equivalent, kills+s.Survived)
+	s.SpecScore = ratio(kills, kills+s.Survived-s.Equivalent-s.OpenReading, kills+s.Survived)
+}
+
+// ratio is kills over counted; 1 when every viable mutant was left out of
+// counted (all equivalent), 0 when there was none.
+func ratio(kills, counted, viable int) float64 {
+	switch {
+	case counted > 0:
+		return float64(kills) / float64(counted)
+	case viable > 0:
+		return 1
 	}
+	return 0
 }
 
 // WriteJSON writes the report as indented JSON.
