@@ -56,8 +56,10 @@ type Spawn struct {
 	CallID  string
 	Params  wire.SpawnParams
 	// Claimed is set when the tool named a parent other than its own
-	// session (the scenario asked it to, A-30).
+	// session (the scenario asked it to, A-30); Stale when it named the
+	// call id of an earlier call of its session instead of its own.
 	Claimed  bool
+	Stale    bool
 	Seq      int // the log entry of the request
 	Answered bool
 	Result   wire.RunSessionResult
@@ -174,6 +176,14 @@ type spawnInput struct {
 	Budget         *float64 `json:"remaining_cost_budget_usd"`
 	Scoped         string   `json:"scoped_providers"`
 	Parent         string   `json:"parent"`
+	// Call "previous" names the call id of the caller's previous spawn
+	// (a call that has returned) instead of the caller's own (A-30).
+	Call string `json:"call"`
+	// Detach "yes" answers the tool/invoke as soon as the child has
+	// started (its first session_meta row), without waiting for the
+	// spawn's answer, which is still recorded when it comes (SA-04: the
+	// parent must still outlast the child).
+	Detach string `json:"detach"`
 }
 
 // invoke is a spawn-capable tool's tool/invoke: it calls session/spawn and
@@ -203,6 +213,16 @@ func (a *Agents) invoke(ctx context.Context, p wire.ToolInvokeParams) (wire.Tool
 	default:
 		sp.ParentSessionID = in.Parent
 	}
+	if in.Call == "previous" {
+		a.mu.Lock()
+		for _, old := range a.spawns {
+			if old.Session == p.CallContext.SessionID {
+				sp.CallID = old.CallID
+			}
+		}
+		a.mu.Unlock()
+	}
+	children := a.childrenOf(p.CallContext.SessionID)
 	a.mu.Lock()
 	k := a.kernel
 	a.mu.Unlock()
@@ -214,7 +234,7 @@ func (a *Agents) invoke(ctx context.Context, p wire.ToolInvokeParams) (wire.Tool
 		"harness spawns "+sp.Profile, raw, sp)
 	a.mu.Lock()
 	i := len(a.spawns)
-	a.spawns = append(a.spawns, Spawn{Session: p.CallContext.SessionID, CallID: p.CallID, Params: sp, Claimed: in.Parent != "", Seq: e.Seq})
+	a.spawns = append(a.spawns, Spawn{Session: p.CallContext.SessionID, CallID: p.CallID, Params: sp, Claimed: in.Parent != "", Stale: sp.CallID != p.CallID, Seq: e.Seq})
 	a.mu.Unlock()
 
 	answered := make(chan Spawn, 1)
@@ -237,6 +257,9 @@ func (a *Agents) invoke(ctx context.Context, p wire.ToolInvokeParams) (wire.Tool
 		a.mu.Unlock()
 		answered <- rec
 	}()
+	if in.Detach == "yes" {
+		return a.detached(ctx, p.CallContext.SessionID, children, answered)
+	}
 	select {
 	case s := <-answered:
 		if ctx.Err() != nil {
@@ -367,4 +390,42 @@ func (h *ModelHold) opened() bool {
 	}
 	h.open = true
 	return true
+}
+
+// childrenOf counts the sessions whose session_meta rows name parent.
+func (a *Agents) childrenOf(parent string) int {
+	seen := map[string]bool{}
+	for _, m := range a.w.Metas() {
+		if m.ParentSessionID == parent {
+			seen[m.SessionID] = true
+		}
+	}
+	return len(seen)
+}
+
+// detached answers a spawn tool's invoke once a new child of the caller
+// has a session_meta row (or the spawn was answered first, or the call
+// or scenario ended), leaving the spawn open.
+func (a *Agents) detached(ctx context.Context, session string, before int, answered <-chan Spawn) (wire.ToolInvokeResult, error) {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case s := <-answered:
+			if s.Err != nil {
+				return failed("session/spawn failed: " + s.Err.Error()), nil
+			}
+			out, _ := json.Marshal(map[string]any{"child_session_id": s.Result.SessionID, "status": s.Result.Status})
+			return wire.ToolInvokeResult{Output: out}, nil
+		case <-ctx.Done():
+			return wire.ToolInvokeResult{}, ctx.Err()
+		case <-a.w.done:
+			return wire.ToolInvokeResult{}, errHeld
+		case <-tick.C:
+			if a.childrenOf(session) > before {
+				out, _ := json.Marshal(map[string]any{"status": "started"})
+				return wire.ToolInvokeResult{Output: out}, nil
+			}
+		}
+	}
 }

@@ -35,3 +35,36 @@ Feature: Session lifecycle
     And "session-end" was dispatched exactly once, after the last model request
     And the session-end payload carries the final status
     And the last session_meta row carries the final status
+
+  @TA-18 @must
+  Scenario: session/cancel answers, a method the protocol does not define, and the end of the kernel's input
+    session/cancel is answered {} for a running and for an ended session
+    and -32005 for an id the kernel never ran (PROTOCOL.md §6.3); a method
+    the protocol does not define gets -32601 (§2); at the end of its input
+    the kernel exits (§2, End of the connection). A wrong answer, or a
+    kernel that stays, is a protocol error.
+    Given the model answers request 1 with call search(query "go")
+    And the model hangs on request 2 while the harness cancels the session, noting the answer
+    When the session runs
+    Then "session-end" was dispatched exactly once, after the last model request
+    And the session-end payload carries the final status
+    And the last session_meta row carries the final status
+    And the kernel answered the cancel of the running session with {}
+    And the kernel answers session/cancel of the ended session with {}
+    And the kernel answers session/cancel of a session id it never ran with -32005
+    And the kernel answers a request for the undefined method "session/pause" with -32601
+    And the kernel answers session/cancel of a session id it never ran with -32005
+    And the kernel exits within 5 seconds once its input ends
+
+  @TA-18 @must
+  Scenario: shutdown with two sessions still running cancels both, which end properly before it is answered
+    The harness sends shutdown while both sessions wait in a model call.
+    The kernel cancels them; each still runs session-end and sends its end
+    row; each session/run is answered; only then is shutdown answered, and
+    the kernel exits 0 with its input still open (PROTOCOL.md §5 item 6,
+    §6.6). A kernel that does otherwise has a protocol error.
+    Given the model hangs on request 1
+    When 2 sessions run on one kernel until the harness shuts it down while each waits in a model call
+    Then each session fired "session-start" and "session-end" once, and its session-end and end row carry "cancelled"
+    And the kernel answered shutdown only after every session's end row, and answered every session/run
+    And the kernel then exited with status 0 within 5 seconds, its input still open

@@ -217,6 +217,7 @@ Feature: Sub-agents, RunSession and the session tree
     And the spawn of the "worker" grandchild was answered after it ended, with its status and the totals of its subtree
     And the session's result totals cover every session of the tree
     And the session ends with status "completed"
+    And the kernel answers session/cancel of every ended session of the tree with {}
 
   @SA-12 @must
   Scenario: only the child's final message crosses back into the parent's context

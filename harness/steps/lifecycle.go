@@ -1,0 +1,369 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/agentconform/conform/fakes"
+	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/harness/driver"
+	"github.com/agentconform/conform/internal/jsonrpc"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// The kernel's lifecycle beyond one session's loop: what it answers to
+// session/cancel (PROTOCOL.md §6.3) and to a method it does not define
+// (§2), how it shuts down with sessions still running (§5 item 6, §6.6),
+// and that it exits after shutdown and at the end of its input (§2 "End
+// of the connection").
+//
+// A wrong answer or a kernel that stays is a protocol failure, not a
+// requirement's: the probes below make the scenario's verdict `error`
+// (driver.Fault) with what the kernel did, as a broken message does. What
+// a shut-down session must still do (session-end once, its end row, with
+// status cancelled) is TA-18's, and is checked as such.
+
+// Bounds of the probes: generous multiples of what a kernel needs (a
+// cancelled session runs session-end and sends one row).
+const (
+	lcShutdownAnswer = 10 * time.Second // shutdown with running sessions, until answered
+	lcExit           = 5 * time.Second  // after the shutdown answer or the end of input, until the kernel stopped
+	lcProbe          = 5 * time.Second  // any other probe's answer
+)
+
+// lcState is the lifecycle area's part of a scenario.
+type lcState struct {
+	mu        sync.Mutex
+	cancelErr error // the answer to the cancel of the running session
+	cancelled bool  // that cancel was sent
+
+	// Shutdown with sessions running.
+	sessions   []string
+	results    []wire.RunSessionResult
+	runErrs    []error
+	shutErr    error
+	endedAtAns []string // sessions with an end row when shutdown was answered
+	exited     bool
+	exitErr    error
+}
+
+func init() {
+	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+		lc := &lcState{}
+		// Setup and runs.
+		sc.Step(stepRE(`^the model hangs on request (\d+) while the harness cancels the session, noting the answer$`), func(n int) error {
+			return s.lcHangAndCancel(lc, n)
+		})
+		sc.Step(stepRE(`^the model hangs on request (\d+)$`), func(n int) error {
+			s.World.Model.On(n, fakes.Reply{Hang: true})
+			return nil
+		})
+		sc.Step(stepRE(`^(\d+) sessions run on one kernel until the harness shuts it down while each waits in a model call$`), func(ctx context.Context, n int) error {
+			return s.lcShutdownWhileRunning(ctx, lc, n)
+		})
+
+		// Checks (TA-18).
+		sc.Step(stepRE(`^each session fired "session-start" and "session-end" once, and its session-end and end row carry "([^"]+)"$`), s.proves(func(status string) error {
+			return s.lcEachEnded(lc, status)
+		}, "TA-18"))
+
+		// Protocol probes: a failure is the kernel's protocol error.
+		sc.Step(stepRE(`^the kernel answered the cancel of the running session with \{\}$`), func() error { return s.lcCancelAnswered(lc) })
+		sc.Step(stepRE(`^the kernel answers session/cancel of the ended session with \{\}$`), func(ctx context.Context) error {
+			return s.lcCancel(ctx, []string{s.SessionID}, 0)
+		})
+		sc.Step(stepRE(`^the kernel answers session/cancel of every ended session of the tree with \{\}$`), func(ctx context.Context) error {
+			return s.lcCancel(ctx, s.saSettled().members(), 0)
+		})
+		sc.Step(stepRE(`^the kernel answers session/cancel of a session id it never ran with (-\d+)$`), func(ctx context.Context, code int) error {
+			return s.lcCancel(ctx, []string{s.SessionID + "-never-run"}, code)
+		})
+		sc.Step(stepRE(`^the kernel answers a request for the undefined method "([^"]+)" with (-\d+)$`), s.lcUnknownMethod)
+		sc.Step(stepRE(`^the kernel answered shutdown only after every session's end row, and answered every session/run$`), func() error { return s.lcShutdownOrder(lc) })
+		sc.Step(stepRE(`^the kernel then exited with status 0 within (\d+) seconds?, its input still open$`), func() error { return s.lcExitedAfterShutdown(lc) })
+		sc.Step(stepRE(`^the kernel exits within (\d+) seconds? once its input ends$`), s.lcExitAtEOF)
+	})
+}
+
+// protocolFault makes the scenario's verdict error: the kernel broke the
+// protocol.
+func (s *Scenario) protocolFault(format string, args ...any) error {
+	f := &driver.Fault{What: fmt.Sprintf(format, args...)}
+	s.Fault = f
+	return f
+}
+
+func (s *Scenario) lcHangAndCancel(lc *lcState, n int) error {
+	s.World.Model.On(n, fakes.Reply{Hang: true})
+	s.onRun = append(s.onRun, func(k *driver.Kernel) {
+		var once sync.Once
+		s.World.Model.OnHang = func(session string) {
+			once.Do(func() {
+				go func() {
+					ctx, cancel := context.WithTimeout(context.Background(), s.env.Scale(lcProbe))
+					defer cancel()
+					err := k.Cancel(ctx, session)
+					lc.mu.Lock()
+					lc.cancelled, lc.cancelErr = true, err
+					lc.mu.Unlock()
+				}()
+			})
+		}
+	})
+	return nil
+}
+
+// rpcCode is the JSON-RPC error code of err, or 0.
+func rpcCode(err error) int {
+	var rerr *jsonrpc.Error
+	if errors.As(err, &rerr) {
+		return rerr.Code
+	}
+	return 0
+}
+
+func (s *Scenario) lcKernel() (*driver.Kernel, error) {
+	if err := s.mustHaveRun(); err != nil {
+		return nil, err
+	}
+	if s.kernel == nil {
+		return nil, errors.New("step needs the scenario's kernel, which is gone")
+	}
+	return s.kernel, nil
+}
+
+func (s *Scenario) lcCancelAnswered(lc *lcState) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	lc.mu.Lock()
+	sent, err := lc.cancelled, lc.cancelErr
+	lc.mu.Unlock()
+	switch {
+	case !sent:
+		return errors.New("the session never reached the held model request, so the harness never cancelled it")
+	case err != nil:
+		return s.protocolFault("session/cancel of the running session %s was answered with %v; PROTOCOL.md §6.3: {}", s.SessionID, err)
+	}
+	return nil
+}
+
+// lcCancel cancels each session and wants code (0: the answer {}).
+func (s *Scenario) lcCancel(ctx context.Context, ids []string, code int) error {
+	k, err := s.lcKernel()
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		cctx, cancel := context.WithTimeout(ctx, s.env.Scale(lcProbe))
+		err := k.Cancel(cctx, id)
+		cancel()
+		switch {
+		case code == 0 && err != nil:
+			return s.protocolFault("session/cancel of session %q, which has ended, was answered with %v; PROTOCOL.md §6.3: {}", id, err)
+		case code != 0 && err == nil:
+			return s.protocolFault("session/cancel of session %q, which the kernel never ran, was answered {}; PROTOCOL.md §6.3: error %d", id, code)
+		case code != 0 && rpcCode(err) != code:
+			return s.protocolFault("session/cancel of session %q, which the kernel never ran, was answered with %v; PROTOCOL.md §6.3: error %d", id, err, code)
+		}
+	}
+	return nil
+}
+
+func (s *Scenario) lcUnknownMethod(ctx context.Context, method string, code int) error {
+	k, err := s.lcKernel()
+	if err != nil {
+		return err
+	}
+	if slices.Contains(wire.Methods(), method) {
+		return fmt.Errorf("the scenario names %q, which the protocol defines", method)
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.env.Scale(lcProbe))
+	defer cancel()
+	raw, err := k.Request(cctx, method, map[string]any{"session_id": s.SessionID})
+	switch {
+	case err == nil:
+		return s.protocolFault("a request for %q, a method this protocol does not define, was answered with the result %.200s; PROTOCOL.md §2: error %d", method, raw, code)
+	case rpcCode(err) != code:
+		return s.protocolFault("a request for %q, a method this protocol does not define, was answered with %v; PROTOCOL.md §2: error %d", method, err, code)
+	}
+	return nil
+}
+
+// lcExitAtEOF closes the kernel's input and waits for it to stop.
+func (s *Scenario) lcExitAtEOF(secs int) error {
+	k, err := s.lcKernel()
+	if err != nil {
+		return err
+	}
+	_ = k.CloseInput()
+	exited, exitErr := k.AwaitExit(s.env.Scale(time.Duration(secs) * time.Second))
+	k.Close() // it is not reused
+	switch {
+	case !exited:
+		return s.protocolFault("the kernel was still running %d s after the end of its input; PROTOCOL.md §2: the kernel exits", secs)
+	case exitErr != nil:
+		return s.protocolFault("the kernel ended with %v at the end of its input; PROTOCOL.md §2: it exits (status 0)", exitErr)
+	}
+	return nil
+}
+
+// lcShutdownWhileRunning runs n root sessions on a kernel of its own; when
+// each waits in a model call, the harness sends shutdown and watches the
+// kernel answer it and exit, its input left open.
+func (s *Scenario) lcShutdownWhileRunning(ctx context.Context, lc *lcState, n int) error {
+	if s.ran {
+		return errors.New("the scenario runs its sessions twice")
+	}
+	s.ran = true
+	k, err := s.env.Pool.Get(ctx)
+	if err != nil {
+		s.Fault = err
+		return err
+	}
+	defer k.Close() // shut down: never reused
+	hung := make(chan string, n)
+	s.World.Model.OnHang = func(session string) { hung <- session }
+	lc.sessions = make([]string, n)
+	lc.results = make([]wire.RunSessionResult, n)
+	lc.runErrs = make([]error, n)
+	var wg sync.WaitGroup
+	timeout := s.env.Scale(s.env.ScenarioTimeout)
+	for i := range n {
+		id := s.SessionID
+		if i > 0 {
+			id = fmt.Sprintf("%s-%d", s.SessionID, i+1)
+		}
+		lc.sessions[i] = id
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lc.results[i], lc.runErrs[i] = k.Run(ctx, s.World, wire.RunParams{SessionID: id, Prompt: s.Prompt, Config: s.Cfg}, timeout)
+		}()
+	}
+	waiting := map[string]bool{}
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for len(waiting) < n {
+		select {
+		case id := <-hung:
+			waiting[id] = true
+		case <-deadline.C:
+			k.Close()
+			wg.Wait()
+			return s.protocolFault("only %d of %d sessions reached their held model request within %v", len(waiting), n, timeout)
+		}
+	}
+	lc.shutErr = k.ShutdownAnswer(ctx, s.env.Scale(lcShutdownAnswer))
+	// The answer is read after every line the kernel wrote before it:
+	// the end rows on record now are those that preceded it.
+	for _, id := range lc.sessions {
+		if s.lcEndRow(id) != nil {
+			lc.endedAtAns = append(lc.endedAtAns, id)
+		}
+	}
+	if lc.shutErr == nil {
+		lc.exited, lc.exitErr = k.AwaitExit(s.env.Scale(lcExit))
+	}
+	k.Close()
+	wg.Wait()
+	s.Result = lc.results[0]
+	return nil
+}
+
+// lcEndRow is a session's last session_meta row if it is an end row.
+func (s *Scenario) lcEndRow(id string) *wire.SessionMeta {
+	var last *wire.SessionMeta
+	for _, m := range s.World.Metas() {
+		if m.SessionID == id {
+			last = &m
+		}
+	}
+	if last == nil || last.Status == wire.StatusRunning {
+		return nil
+	}
+	return last
+}
+
+func (s *Scenario) lcShutdownOrder(lc *lcState) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	if lc.shutErr != nil {
+		return s.protocolFault("shutdown, sent while %d sessions waited in a model call, was not answered {} within %v: %v; PROTOCOL.md §5 item 6: the kernel cancels them and answers {}",
+			len(lc.sessions), s.env.Scale(lcShutdownAnswer), lc.shutErr)
+	}
+	var late []string
+	for _, id := range lc.sessions {
+		if !slices.Contains(lc.endedAtAns, id) {
+			late = append(late, id)
+		}
+	}
+	if len(late) > 0 {
+		return s.protocolFault("shutdown was answered before the end session_meta row of %s; PROTOCOL.md §5 item 6: every running session is cancelled and ends before shutdown is answered", strings.Join(late, ", "))
+	}
+	for i, err := range lc.runErrs {
+		if err != nil {
+			return s.protocolFault("session/run of %s, running when shutdown came, was not answered: %v", lc.sessions[i], err)
+		}
+	}
+	return nil
+}
+
+func (s *Scenario) lcExitedAfterShutdown(lc *lcState) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	switch {
+	case lc.shutErr != nil:
+		return s.protocolFault("shutdown was not answered (%v), so the kernel's exit after it cannot be judged", lc.shutErr)
+	case !lc.exited:
+		return s.protocolFault("the kernel was still running %v after it answered shutdown, its input still open; PROTOCOL.md §6.6: after answering, the kernel exits 0", s.env.Scale(lcExit))
+	case lc.exitErr != nil:
+		return s.protocolFault("after answering shutdown the kernel ended with %v; PROTOCOL.md §6.6: it exits 0", lc.exitErr)
+	}
+	return nil
+}
+
+// TA-18: a session ended by shutdown still fires session-start and
+// session-end once each and records its status.
+func (s *Scenario) lcEachEnded(lc *lcState, status string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	if len(lc.sessions) == 0 {
+		return notReached("no session ran")
+	}
+	for i, id := range lc.sessions {
+		for _, point := range []string{wire.PointSessionStart, wire.PointSessionEnd} {
+			d := s.World.Log.Select(func(e *calllog.Entry) bool {
+				p, ok := e.Value.(wire.HookDispatchParams)
+				return ok && e.SessionID == id && p.Point == point
+			})
+			if len(d) != 1 {
+				return fmt.Errorf("session %s dispatched %q %d times; exactly once, whatever ended it", id, point, len(d))
+			}
+			if p := d[0].Value.(wire.HookDispatchParams); point == wire.PointSessionEnd && p.Payload.Status != status {
+				return fmt.Errorf("the session-end payload of %s says status %q, expected %q", id, p.Payload.Status, status)
+			}
+		}
+		end := s.lcEndRow(id)
+		switch {
+		case end == nil:
+			return fmt.Errorf("session %s sent no end session_meta row", id)
+		case end.Status != status:
+			return fmt.Errorf("the end session_meta row of %s says status %q, expected %q", id, end.Status, status)
+		}
+		if lc.runErrs[i] == nil && lc.results[i].Status != status {
+			return fmt.Errorf("session/run of %s was answered with status %q, expected %q", id, lc.results[i].Status, status)
+		}
+	}
+	return nil
+}
