@@ -40,6 +40,8 @@ func main() {
 	flag.BoolVar(&cfg.Reach, "reach", true, "measure which statements the suite executes (one coverage run) and report mutants of the others as survivors not reached, without judging them")
 	flag.StringVar(&pkgs, "packages", "", "comma-separated module-relative folders to mutate (default: every refkernel package)")
 	flag.StringVar(&only, "only", "", "comma-separated places (file:line or file:line:col) or keys: judge only those mutants")
+	flag.StringVar(&cfg.Carry.Report, "carry", "", "an earlier campaign's mutation.json: carry its verdicts where the mutated declaration is unchanged")
+	flag.IntVar(&cfg.Carry.Recheck, "recheck", 40, "with -carry: judge this many carried kills again (seeded) and report disagreements")
 	flag.StringVar(&list, "survivors", "internal/mutation/survivors.json", "the committed classification of survivors")
 	flag.StringVar(&out, "out", "reports", "folder for mutation.json and mutation.md (empty: none)")
 	flag.StringVar(&cfg.Commit, "commit", "", "the commit being mutated, recorded in the report (make mutation passes git rev-parse HEAD)")

@@ -46,7 +46,10 @@ type Config struct {
 	// Only, when set, keeps the mutants whose place (file:line or
 	// file:line:col) or key is in the list: a check author judges the
 	// survivors a new check is meant to kill without the whole campaign.
-	Only   []string
+	Only []string
+	// Carry, when its Report is set, takes verdicts from an earlier
+	// campaign where the mutated declaration is unchanged (carry.go).
+	Carry  Carry
 	Commit string           // the commit mutated, recorded in the report
 	Log    io.Writer        // progress, one line per mutant; nil: none
 	Now    func() time.Time // the clock; nil: time.Now
@@ -73,6 +76,12 @@ type Result struct {
 	// but passed when their scenarios ran again: not counted as a kill.
 	Unreproduced   []string        `json:"unreproduced,omitempty"`
 	Classification *Classification `json:"classification,omitempty"`
+	// CarriedFrom is the commit of the campaign whose verdict this is,
+	// when it was carried instead of judged (carry.go).
+	CarriedFrom string `json:"carried_from,omitempty"`
+	// Rechecked is set on a carried kill that was judged again: "agrees"
+	// or "disagrees" (then the new verdict is the one reported).
+	Rechecked string `json:"rechecked,omitempty"`
 }
 
 // Run judges every selected mutant and returns the report.
@@ -120,6 +129,20 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	defer journal.close()
 
+	var carry *carried
+	if cfg.Carry.Report != "" {
+		if carry, err = loadCarry(root, cfg.Carry); err != nil {
+			return nil, err
+		}
+	}
+	pre := make([]Result, len(mutants))
+	for i, m := range mutants {
+		if r, ok := carry.take(m, sources[m.File], cfg.Classifications); ok {
+			pre[i] = r
+		}
+	}
+	recheck := recheckSample(pre, cfg.Carry.Recheck, cfg.Seed)
+
 	tags := map[string]string{}
 	for _, p := range pkgs {
 		tags[p.Dir] = p.Tags()
@@ -141,6 +164,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				reached := cov.at(m.File, m.Line, m.Col)
 				r, ok := done[journalKey(m)]
 				switch {
+				case pre[i].CarriedFrom != "" && !recheck[i]:
+					r = pre[i]
+				case recheck[i]:
+					r = judgeOne(ctx, j, dir, m, sources[m.File], tags[m.Package], cfg.Confirm)
+					journal.write(r)
+					r.CarriedFrom, r.Rechecked = pre[i].CarriedFrom, "agrees"
+					if r.Status.IsKill() != pre[i].Status.IsKill() {
+						r.Rechecked = "disagrees"
+					}
 				case ok:
 				case reached == ReachedNo:
 					r = Result{Mutant: m, Status: Survived, Scope: "unreached"}

@@ -27,6 +27,14 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, " Source: commit `%s`; every place below is a line of that commit.", cell(r.Commit))
 	}
 	b.WriteString("\n\n")
+	if c := r.Carried; c != nil {
+		fmt.Fprintf(&b, "**Carried verdicts.** %d verdicts were carried from the campaign at `%s` instead of judged again: the same mutant in a declaration whose source is unchanged since, and only kills, mutants that do not compile, and survivors classified equivalent, open reading or not observable (carry.go). "+
+			"A seeded sample of %d carried kills was judged again: %d disagreed", c.Count, cell(c.From), c.Rechecked, len(c.Disagreed))
+		if len(c.Disagreed) > 0 {
+			fmt.Fprintf(&b, " (%s; their new verdicts are the ones reported)", cell(strings.Join(c.Disagreed, ", ")))
+		}
+		b.WriteString(".\n\n")
+	}
 	verdict := "meets"
 	if !r.MeetsGoal {
 		verdict = "does **not** meet"

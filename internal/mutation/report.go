@@ -28,7 +28,9 @@ type Report struct {
 	Stale     []string       `json:"stale_classifications"`
 	Mutants   []Result       `json:"mutants,omitempty"` // written by WriteJSON
 	Operators map[Op]OpCount `json:"operators"`
-	Unclassed int            `json:"unclassified_survivors"`
+	// Carried summarises the verdicts taken from an earlier campaign.
+	Carried   *CarrySummary `json:"carried,omitempty"`
+	Unclassed int           `json:"unclassified_survivors"`
 	// Unreproduced counts, per requirement, the failures against a mutant
 	// that did not come back on a second run: a measure of how flaky the
 	// suite is on a loaded machine, not of the mutants.
@@ -81,6 +83,15 @@ type OpCount struct {
 	Survived int `json:"survived"`
 }
 
+// CarrySummary says how many verdicts came from an earlier campaign and
+// how the judged-again sample of them fared.
+type CarrySummary struct {
+	From      string   `json:"from"`
+	Count     int      `json:"count"`     // carried and not judged again
+	Rechecked int      `json:"rechecked"` // carried kills judged again
+	Disagreed []string `json:"disagreed"` // places where the new verdict differs
+}
+
 func newReport(cfg Config, pkgs []Package, results []Result, took time.Duration) *Report {
 	r := &Report{
 		Tool: "conform internal/mutation (go/ast, go build -overlay)", Commit: cfg.Commit, Sample: cfg.PerPackage, Jobs: cfg.Jobs,
@@ -100,6 +111,20 @@ func newReport(cfg Config, pkgs []Package, results []Result, took time.Duration)
 	for i := range results {
 		res := &results[i]
 		res.Classification = nil
+		if res.CarriedFrom != "" {
+			if r.Carried == nil {
+				r.Carried = &CarrySummary{From: res.CarriedFrom, Disagreed: []string{}}
+			}
+			switch res.Rechecked {
+			case "":
+				r.Carried.Count++
+			case "disagrees":
+				r.Carried.Rechecked++
+				r.Carried.Disagreed = append(r.Carried.Disagreed, res.Pos())
+			default:
+				r.Carried.Rechecked++
+			}
+		}
 		r.WorkerS += float64(res.Millis) / 1000
 		for _, id := range res.Unreproduced {
 			r.Unreproduced[id]++
