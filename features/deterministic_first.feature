@@ -245,3 +245,126 @@ Feature: Deterministic-first profile
     And "notify" ran after "open_ticket" had answered and before model request 2
     And model request 2 offered the tool "close_ticket"
     And the run recorded 1 call of "notify"
+
+  @DF-01 @seed
+  Scenario: a step's call goes to its tool's provider with the step's input, or {} without one, and every action is delivered
+    Given a data_source tool "lookup" from provider "shop"
+    And a data_source tool "stamp" from provider "desk"
+    And a block "status" with these steps:
+      | execute_tool | stamp                   |
+      | execute_tool | lookup(id "A-17")       |
+      | action       | Your order has shipped. |
+      | action       | It arrives on Friday.   |
+    When the session runs
+    Then the session ends with status "completed"
+    And the model was asked 0 times
+    And the step's call to "stamp" went to provider "desk" as attempt 1 with input {}
+    And the step's call to "lookup" went to provider "shop" as attempt 1 with input {"id":"A-17"}
+    And the final message says "It arrives on Friday."
+
+  @DF-01 @seed
+  Scenario: one pass runs every block, again after a later block opens an earlier one's gate, and a block waiting for the model keeps the run going
+    Given a data_source tool "notify" from provider "desk"
+    And the tool "notify" is gated on "ready"
+    And a block "first" with these steps:
+      | execute_tool | notify |
+    And a block "second" with these steps:
+      | set_memory | ready 1 |
+      | action     | On it.  |
+    And a block "third" with these steps:
+      | model |  |
+    And the model answers request 1 with text "Anything else?"
+    When the session runs
+    Then the session ends with status "completed"
+    And the tool "notify" was invoked 1 time
+    And "notify" had answered before model request 1 arrived
+    And the model was asked 1 time
+
+  @DF-10 @seed
+  Scenario: a reply completes the model step of every block, and the steps after them run before the next model request
+    Given a data_source tool "lookup" from provider "shop"
+    And a data_source tool "audit" from provider "desk"
+    And a data_source tool "notify" from provider "desk"
+    And a block "greet" with these steps:
+      | model        |       |
+      | execute_tool | audit |
+    And a block "wrap" with these steps:
+      | model        |        |
+      | execute_tool | notify |
+    And the model answers request 1 with call lookup(id "A-17")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the session ends with status "completed"
+    And "audit" ran after "lookup" had answered and before model request 2
+    And "notify" ran after "lookup" had answered and before model request 2
+
+  @DF-03 @seed
+  Scenario: the model gets a gated call's own output when its gate is open, and an error result when it is closed
+    Given session memory starts with approved true
+    And a resource tool "refund" from provider "bank"
+    And a resource tool "wire" from provider "bank"
+    And a policy rule "refunds-ok" that allows "refund"
+    And a policy rule "wires-ok" that allows "wire"
+    And the tool "refund" is gated on "approved"
+    And the tool "wire" is gated on "cleared"
+    And the tool "refund" answers "refund R-77 issued"
+    And the model answers request 1 with calls refund(amount 20), wire(amount 5)
+    And the model answers request 2 with text "Refunded; the wire is not allowed."
+    When the session runs
+    Then the session ends with status "completed"
+    And the tool "refund" was invoked 1 time
+    And the tool "wire" was never invoked
+    And model request 2 holds the output of the call to "refund"
+    And model request 2 holds an error result for the call to "wire"
+
+  @DF-06 @seed
+  Scenario: a switch that follows text in the reply is applied, to the first skill too, and the active skill carries over to the next message
+    Given a skill "faq" the model may always route to
+    And a skill "billing" the model may always route to
+    And the session's active skill starts as "billing"
+    And the model answers request 1 with text "Let me route you." and a switch to skill "faq"
+    And the model answers request 2 with text "FAQ here."
+    When the session runs
+    Then the session ends with status "completed"
+    And model request 1 had "billing" as its active skill
+    And model request 2 had "faq" as its active skill
+    When the user sends the next message "One more question."
+    Then the session ends with status "completed"
+    And model request 3 had "faq" as its active skill
+
+  @DF-08 @DF-09 @seed
+  Scenario: the next message resumes where the cancelled run stood: memory kept, finished steps not run again, the cancelled one run again
+    Given a data_source tool "stamp" from provider "docs"
+    And a resource tool "save" from provider "docs"
+    And a policy rule "saves-ok" that allows "save"
+    And the tool "stamp" writes stamped true to memory as it runs
+    And the tool "save" is gated on "stamped"
+    And the first call to "save" has the harness cancel the session, then waits to be cancelled
+    And a block "autosave" with these steps:
+      | execute_tool | stamp |
+      | execute_tool | save  |
+    When the session runs
+    Then the session ends with status "cancelled"
+    And the run's memory holds stamped true
+    When the user sends the next message "Is it saved?"
+    Then the session ends with status "completed"
+    And the tool "stamp" was invoked 1 time
+    And the tool "save" was invoked 2 times
+    And the run's memory holds stamped true
+    And the run recorded 1 call of "save"
+
+  @DF-05 @DF-09 @seed
+  Scenario: a step cancelled while the user is asked to confirm has not run, and asks again on the next message
+    Given a resource tool "transfer" from provider "bank"
+    And a policy rule "transfers-ok" that allows "transfer"
+    And the tool "transfer" needs the user's confirmation
+    And the first confirmation of "transfer" has the harness cancel the session, then waits to be cancelled
+    And a block "payout" with these steps:
+      | execute_tool | transfer(amount 500) |
+    When the session runs
+    Then the session ends with status "cancelled"
+    And the tool "transfer" was never invoked
+    When the user sends the next message "Go ahead."
+    Then the session ends with status "completed"
+    And the user was asked to confirm "transfer" 2 times
+    And the tool "transfer" was invoked 1 time

@@ -59,6 +59,7 @@ func init() {
 		sc.Step(stepRE(`^the kernel abandoned model request (\d+) within (\d+) ms of the cancel$`), s.proves(d.abandonedModel, "DF-07"))
 		sc.Step(stepRE(`^the kernel abandoned the call to "([^"]+)" within (\d+) ms of the cancel$`), s.proves(d.abandonedCall, "DF-07", "DF-09"))
 		sc.Step(stepRE(`^the run ended within (\d+) ms of the cancel$`), s.proves(d.endedAfterCancel, "DF-07"))
+		dfMoreSteps(d, s, sc) // dfirst_more.go
 	})
 }
 
@@ -66,6 +67,10 @@ type dfArea struct {
 	s     *Scenario
 	tools map[string]fakes.MemoryTool
 	runs  int // runs of the session so far
+
+	gateWant  map[string]bool   // the gate table: tool → open
+	gateOrder []string          // the gate table's tools, in order
+	outputs   map[string]string // tool → the text it answers
 }
 
 // cfg is the session's deterministic_first block, created on first use.
