@@ -2,7 +2,9 @@ package mutation
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +19,11 @@ var (
 // TestSampleCampaign is the gate `make test` runs: a deterministic sample of
 // the campaign, judged exactly like `make mutation` judges every mutant.
 // It fails when a sampled mutant survives the whole suite and the committed
-// list does not classify it.
+// list does not classify it, and when it survives although the committed
+// campaign (reports/mutation.json) recorded it killed: the suite lost a
+// kill. A survivor the list says needs a check is a known gap, counted in
+// the committed scores; it is logged, not failed, so the gate guards
+// against regressions instead of restating the campaign's open work.
 func TestSampleCampaign(t *testing.T) {
 	if *samplePerPackage <= 0 {
 		t.Skip("run with -args -mutation-sample=N (make mutation-sample)")
@@ -26,6 +32,7 @@ func TestSampleCampaign(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	killed := committedKills(t, "../../reports/mutation.json")
 	start := time.Now()
 	r, err := Run(context.Background(), Config{
 		Root: "../..", PerPackage: *samplePerPackage, Seed: *sampleSeed, Jobs: *sampleJobs,
@@ -40,8 +47,11 @@ func TestSampleCampaign(t *testing.T) {
 		case c == nil:
 			t.Errorf("%s %s survived the whole suite and is not classified in internal/mutation/survivors.json (key %q)",
 				s.Pos(), s.Describe(), s.Key)
+		case killed[s.Key]:
+			t.Errorf("%s %s survived the whole suite, which killed it in the committed campaign: a check was weakened or lost (key %q)",
+				s.Pos(), s.Describe(), s.Key)
 		case c.Class == NeedsCheck:
-			t.Errorf("%s %s survived the whole suite; %s needs the check: %s", s.Pos(), s.Describe(), c.Clause, c.Reason)
+			t.Logf("known gap: %s %s survives; %s needs the check: %s", s.Pos(), s.Describe(), c.Clause, c.Reason)
 		}
 	}
 	for _, m := range r.Mutants {
@@ -56,4 +66,27 @@ type logWriter struct{ t *testing.T }
 func (w logWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// committedKills reads the keys of the mutants the committed campaign
+// killed whose verdict was judged at that campaign's own commit or carried.
+func committedKills(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the committed campaign: %v", err)
+	}
+	var r struct {
+		Mutants []Result `json:"mutants"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	out := map[string]bool{}
+	for _, m := range r.Mutants {
+		if m.Status.IsKill() {
+			out[m.Key] = true
+		}
+	}
+	return out
 }
