@@ -368,3 +368,19 @@ Feature: Deterministic-first profile
     Then the session ends with status "completed"
     And the user was asked to confirm "transfer" 2 times
     And the tool "transfer" was invoked 1 time
+
+  @DF-01 @seed
+  Scenario: a failed model reply completes no model step, the retried one does
+    Given retry settings of base 10 ms, factor 2 and 3 retries per call
+    And a data_source tool "lookup" from provider "shop"
+    And a block "two-answers" with these steps:
+      | model  |             |
+      | model  |             |
+      | action | Wrapped up. |
+    And the model answers request 1 with a retryable "overloaded" error
+    And the model answers request 2 with call lookup(id "A-17")
+    And the model answers request 3 with text "Done."
+    When the session runs
+    Then the session ends with status "completed"
+    And the model was asked 3 times
+    And the final message says "Done."

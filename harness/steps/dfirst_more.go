@@ -36,6 +36,10 @@ func dfMoreSteps(d *dfArea, s *Scenario, sc *godog.ScenarioContext) {
 		d.outputs[tool] = text
 		return nil
 	})
+	sc.Step(stepRE(`^the model answers request (\d+) with a retryable "(overloaded|rate_limited)" error$`), func(n int, category string) error {
+		d.s.World.Model.On(n, fakes.Reply{Error: &wire.ModelError{Category: category, Message: "fake model error: " + category, Retryable: true}})
+		return nil
+	})
 	sc.Step(stepRE(`^session memory starts as this JSON object:$`), d.memoryJSON)
 	sc.Step(stepRE(`^these tools, each gated as the table says:$`), d.gateTable)
 	sc.Step(stepRE(`^the deterministic_first block is:$`), d.rawConfig)
