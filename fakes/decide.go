@@ -105,8 +105,14 @@ func (w *World) sendDecide(cc wire.CallContext, p wire.FrontendDecideParams) <-c
 // withdrawn the permission request). Scripted answers of the tool are
 // unchanged otherwise.
 func (w *World) DecideFirst(tool, connection, decision string, primary Permission) {
+	w.DecideFirstScoped(tool, connection, decision, wire.ScopeOnce, primary)
+}
+
+// DecideFirstScoped is DecideFirst with the second connection's decision
+// under the given scope.
+func (w *World) DecideFirstScoped(tool, connection, decision, scope string, primary Permission) {
 	primary.Before = func(ctx context.Context, done <-chan struct{}, cc wire.CallContext, it wire.PlanItem) error {
-		answered := w.SendDecide(cc, connection, []wire.PlanDecision{{PlanItemID: it.ID, Decision: decision, Scope: wire.ScopeOnce}})
+		answered := w.SendDecide(cc, connection, []wire.PlanDecision{{PlanItemID: it.ID, Decision: decision, Scope: scope}})
 		return await(ctx, done, answered)
 	}
 	w.Frontend.AddPermission(tool, primary)

@@ -26,6 +26,12 @@ type Permission struct {
 	// connection decides the item (decide.go). An error answers the
 	// request with that error.
 	Before func(ctx context.Context, done <-chan struct{}, cc wire.CallContext, it wire.PlanItem) error
+	// Fail, when set, answers the whole request with a JSON-RPC error
+	// carrying this message: the frontend could not ask the human (PA-03).
+	Fail string
+	// Omit leaves the item's decision out of the answer, which decides the
+	// request's other items only (PA-03).
+	Omit bool
 }
 
 // Interactive scripts the frontend's answer to an interactive tool.
@@ -119,7 +125,13 @@ func (f *Frontend) permission(ctx context.Context, done <-chan struct{}, p wire.
 				return res, err
 			}
 		}
+		if perm.Fail != "" {
+			return res, &jsonrpc.Error{Code: wire.CodeInternal, Message: perm.Fail}
+		}
 		longest = max(longest, perm.Hold)
+		if perm.Omit {
+			continue
+		}
 		scope := perm.Scope
 		if scope == "" {
 			scope = wire.ScopeOnce

@@ -25,6 +25,23 @@ Feature: Veto subscribers and the kernel's own policy
     And no tool/invoke of "write" reached the harness
     And model request 2 carried a denial result for every "write" call
 
+  @HD-11 @PA-03 @must
+  Scenario: a DENY at plan-ready denies every resource item of the plan, each with a denial naming the subscriber
+    Both items are allowed by the policy. The subscriber's DENY covers the
+    whole plan (A-20): neither item is applied, and the model gets a denial
+    result for each that names what decided it.
+    Given a resource tool "edit" from provider "fs"
+    And a policy rule "fs-ok" that allows the tools of provider "fs"
+    And a veto subscriber "guard" at "plan-ready" that denies
+    And the model answers request 1 with calls write(path "a"), edit(path "b")
+    And the model answers request 2 with text "Finished."
+    When the session runs
+    Then no tool/invoke of "write" reached the harness
+    And no tool/invoke of "edit" reached the harness
+    And model request 2 carried a denial result for every "edit" call
+    And model request 2 holds a denial with a reason for the call to "write"
+    And model request 2 holds a denial with a reason for the call to "edit"
+
   @HD-08 @may
   Scenario: a third-party plugin declared as veto is consulted and its deny blocks the apply
     Given a policy rule "allow-write" that allows "write"

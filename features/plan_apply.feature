@@ -38,21 +38,27 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     And model request 2 holds a denial for the call to "push"
 
   @PA-02 @may
-  Scenario: two ask items of one plan are presented together and decided one by one
+  Scenario Outline: two ask items of one plan are presented together and decided one by one (<first> first)
     Batching is optional; a kernel that declares plan.batched_ask puts both
-    items in one permission request, and the answers still count per item.
+    items in one permission request, and the answers still count per item,
+    whichever of them comes first in the answer.
     Given a resource tool "save" from provider "store"
     And a resource tool "drop" from provider "store"
     And a policy rule "store-ask" that asks for the tools of provider "store"
     And the frontend answers permission for "save" with ALLOW
     And the frontend answers permission for "drop" with DENY
-    And the model answers request 1 with calls save(key "k1"), drop(key "k2")
+    And the model answers request 1 with calls <calls>
     And the model answers request 2 with text "Done."
     When the session runs
     Then the frontend was asked about "save" and "drop" in one permission request
     And the tool "save" was invoked 1 time
     And the tool "drop" was never invoked
     And model request 2 holds a denial for the call to "drop"
+
+    Examples:
+      | first | calls                          |
+      | save  | save(key "k1"), drop(key "k2") |
+      | drop  | drop(key "k2"), save(key "k1") |
 
   @PA-03 @must
   Scenario Outline: a call denied <by whom> never runs and the model is told who denied it
@@ -292,8 +298,10 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
 
   @PA-14 @must
   Scenario: every resource call has its plan_item row, also those decided without asking
+    The first item has a preview, so that its plan is built with previews.
     Given a resource tool "save" from provider "store"
     And a resource tool "drop" from provider "store"
+    And the tool "save" offers a preview
     And a policy rule "save-ok" that allows "save"
     And a policy rule "no-drop" that denies "drop"
     And the model answers request 1 with calls save(key "1"), drop(key "2"), save(key "3")
@@ -385,9 +393,10 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     And the frontend's late interactive answer to "confirm" was withdrawn by the kernel or rejected with a frontend_error event naming connection "primary"
 
   @PA-17 @must
-  Scenario: a valid corrected input replaces the call's arguments
+  Scenario Outline: a valid corrected input replaces the call's arguments (<schema>)
+    A tool without an input_schema takes any JSON object.
     Given a resource tool "save" from provider "store"
-    And the tool "save" requires a string "key"
+    And <schema>
     And a policy rule "ask-save" that asks for "save"
     And the frontend answers permission for "save" with ALLOW and corrected input key "fixed"
     And the model answers request 1 with calls save(key "typo")
@@ -395,6 +404,11 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     When the session runs
     Then the tool "save" ran with input key "fixed"
     And the tool "save" never ran with input key "typo"
+
+    Examples:
+      | schema                                   |
+      | the tool "save" requires a string "key"  |
+      | the tool "save" declares no input schema |
 
   @PA-17 @must
   Scenario: a corrected input that fails the input schema is refused with an error and the item stays pending

@@ -93,6 +93,9 @@ func (d *decideArea) outcomes(tool string) ([]wire.DecisionOutcome, error) {
 			return nil, err
 		}
 		for _, o := range r.Result.Results {
+			if err := categorized(r.Seq, o.Accepted, o.PlanItemID, o.Category); err != nil {
+				return nil, err
+			}
 			if ids[o.PlanItemID] {
 				out = append(out, o)
 			}
@@ -208,6 +211,15 @@ func decideAnswered(r fakes.SentDecide, tool string) error {
 			"it takes nothing from a second frontend connection, so it can neither let the first decision or answer win nor reject a late one with INVALID_CLIENT_EVENT", r.Seq, rerr.Message)
 	case r.Err != nil:
 		return fmt.Errorf("the kernel answered the second frontend connection's frontend/decide (#%d) with an error instead of an outcome per decision or answer: %v", r.Seq, r.Err)
+	}
+	return nil
+}
+
+// categorized: PROTOCOL.md §6.7 gives every outcome that is not accepted a
+// category, the one thing that tells the sender why.
+func categorized(seq int, accepted bool, id, category string) error {
+	if !accepted && category == "" {
+		return fmt.Errorf("the kernel's answer to the second frontend connection's frontend/decide (#%d) rejects %s without a category (an outcome that is not accepted carries one, PROTOCOL.md §6.7)", seq, id)
 	}
 	return nil
 }

@@ -78,6 +78,9 @@ func (d *decideInteractive) outcomes(tool string) ([]wire.InteractiveOutcome, er
 				len(r.Params.InteractiveResponses), r.Seq, len(r.Result.InteractiveResults), r.Result.InteractiveResults)
 		}
 		for _, o := range r.Result.InteractiveResults {
+			if err := categorized(r.Seq, o.Accepted, o.CallID, o.Category); err != nil {
+				return nil, err
+			}
 			if ids[o.CallID] {
 				out = append(out, o)
 			}

@@ -60,6 +60,25 @@ func (p *planArea) denialWithReason(nth, tool string) error {
 // humanDeciders are the words that name a person's decision in a denial.
 var humanDeciders = []string{"user", "human", "frontend", "operator"}
 
+// What a denial may say of an asked item that got no usable decision: its
+// permission request failed, the answer left it out, or every answer was
+// one the kernel had to refuse.
+var (
+	failedAsk      = []string{"failed", "failure", "error", "unavailable"}
+	missingAnswer  = []string{"no decision", "missing", "omitted", "left out"}
+	refusedAnswers = []string{"refused", "usable", "valid", "asked"}
+)
+
+// decidedIn reports whether a frontend/permission answer holds a decision
+// for the item.
+func decidedIn(raw json.RawMessage, id string) bool {
+	var r wire.PermissionResult
+	if json.Unmarshal(raw, &r) != nil {
+		return false
+	}
+	return slices.ContainsFunc(r.Decisions, func(d wire.PlanDecision) bool { return d.PlanItemID == id })
+}
+
 // denialTies lists what a denial of one call may name to say who decided
 // it.
 func (p *planArea) denialTies(tool, callID string) []string {
@@ -84,12 +103,26 @@ func (p *planArea) denialTies(tool, callID string) []string {
 			add(by[i+1:])
 		}
 	}
+	refused := map[string]bool{} // plan items whose decisions the kernel refused
+	for _, e := range s.eventEntries(s.SessionID, wire.EventError) {
+		refused[payloadString(e.Value.(wire.Event), "plan_item_id")] = true
+	}
 	for _, a := range s.permissionItems(s.SessionID) {
-		if a.item.ToolCallID == callID {
-			for _, w := range humanDeciders {
-				add(w)
-			}
-			break
+		if a.item.ToolCallID != callID {
+			continue
+		}
+		words := slices.Clone(humanDeciders)
+		switch {
+		case a.entry.Err != "":
+			words = append(words, failedAsk...)
+		case a.entry.Answered() && !decidedIn(a.entry.Result, a.item.ID):
+			words = append(words, missingAnswer...)
+		}
+		if refused[a.item.ID] {
+			words = append(words, refusedAnswers...)
+		}
+		for _, w := range words {
+			add(w)
 		}
 	}
 	for _, sub := range s.Cfg.Hooks.Subscribers {

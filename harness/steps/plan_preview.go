@@ -207,5 +207,32 @@ func (p *planArea) snapshot(tool string) error {
 			return fmt.Errorf("the tool gave the preview %q (#%d), the permission request (#%d) carries %s", r.Preview, e.Seq, a.entry.Seq, got)
 		}
 	}
+	return p.rowSnapshot(a)
+}
+
+// rowSnapshot: the item's plan_item row holds the same snapshot as the
+// permission request, its preview included (the row carries the PlanItem
+// fields, PROTOCOL.md event kinds). A kernel that wrote no row is PA-14's to
+// judge.
+func (p *planArea) rowSnapshot(a askedItem) error {
+	it := a.item
+	for _, e := range p.s.eventEntries(p.s.SessionID, wire.EventPlanItem) {
+		ev := e.Value.(wire.Event)
+		if payloadString(ev, "tool_call_id") != it.ToolCallID {
+			continue
+		}
+		for _, f := range []struct{ name, got, want string }{
+			{"kind", payloadString(ev, "kind"), it.Kind}, {"risk", payloadString(ev, "risk"), it.Risk}, {"description", payloadString(ev, "description"), it.Description},
+		} {
+			if f.got != f.want {
+				return fmt.Errorf("the plan_item row #%d of %q says %s %q, the permission request (#%d) about it says %q", e.Seq, it.Tool, f.name, f.got, a.entry.Seq, f.want)
+			}
+		}
+		if it.Preview != nil {
+			if got, ok := ev.Payload["preview"].(string); !ok || got != *it.Preview {
+				return fmt.Errorf("the plan_item row #%d of %q carries preview %v, the permission request (#%d) about it carries %q: the row is the item's snapshot, its preview included", e.Seq, it.Tool, ev.Payload["preview"], a.entry.Seq, *it.Preview)
+			}
+		}
+	}
 	return nil
 }

@@ -1,0 +1,116 @@
+package steps
+
+import (
+	"fmt"
+
+	"github.com/cucumber/godog"
+
+	"github.com/agentconform/conform/fakes"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// More of the second frontend connection (PA-16, PROTOCOL.md §6.7): several
+// decisions or answers in one frontend/decide, each with its own outcome in
+// the order sent; a decision the kernel refuses for its content; an answer
+// to an interactive call that no longer waits.
+
+func init() {
+	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+		d := &decideArea{s: s}
+		di := &decideInteractive{s: s}
+		// Setup.
+		sc.Step(stepRE(`^a second frontend connection decides "([^"]+)" with (ALLOW|DENY) and scope (ONCE|SESSION|ALWAYS) before the frontend answers (ALLOW|DENY)$`), func(tool, second, scope, primary string) error {
+			s.World.DecideFirstScoped(tool, secondConnection, second, scope, fakes.Permission{Decision: primary, Scope: wire.ScopeOnce})
+			return nil
+		})
+		sc.Step(stepRE(`^a second frontend connection decides "([^"]+)" with (ALLOW|DENY) and "([^"]+)" with (ALLOW|DENY) in one frontend/decide before the frontend answers the other way$`), d.decideTogether)
+		sc.Step(stepRE(`^a second frontend connection answers "([^"]+)" with "([^"]*)" and "([^"]+)" with "([^"]*)" in one frontend/decide before the frontend answers "([^"]*)"$`), di.answerTogether)
+		sc.Step(stepRE(`^a second frontend connection answers the call to "([^"]+)" with "([^"]*)" while "([^"]+)" runs$`), func(interactive, response, tool string) error {
+			s.World.AnswerWhileRunning(tool, interactive, secondConnection, response)
+			return nil
+		})
+		// Checks.
+		sc.Step(stepRE(`^the second frontend connection's decision on "([^"]+)" was refused with a category of the kernel's own$`), s.proves(d.refusedForContent, "PA-19"))
+		sc.Step(stepRE(`^the second frontend connection's answer to "([^"]+)" was rejected as an invalid client event$`), s.proves(di.rejected, "PA-16"))
+		sc.Step(stepRE(`^model request (\d+) holds an error result, not an answer, for the call to "([^"]+)"$`), s.proves(d.errorResult, "PA-15"))
+	})
+}
+
+var oppositeDecision = map[string]string{wire.DecisionAllow: wire.DecisionDeny, wire.DecisionDeny: wire.DecisionAllow}
+
+// decideTogether: one frontend/decide with a decision for each of two
+// tools' items; the primary answers each the other way, late.
+func (d *decideArea) decideTogether(toolA, decA, toolB, decB string) error {
+	d.s.World.DecideTogether(secondConnection,
+		[]fakes.ToolDecision{{Tool: toolA, Decision: decA}, {Tool: toolB, Decision: decB}},
+		map[string]fakes.Permission{
+			toolA: {Decision: oppositeDecision[decA], Scope: wire.ScopeOnce},
+			toolB: {Decision: oppositeDecision[decB], Scope: wire.ScopeOnce},
+		})
+	return nil
+}
+
+// answerTogether: one frontend/decide answering two interactive tools'
+// calls, sent while the primary's request about the first is pending.
+func (d *decideInteractive) answerTogether(toolA, ansA, toolB, ansB, primary string) error {
+	d.s.World.AnswerTogetherFirst(toolA, secondConnection,
+		[]fakes.ToolAnswer{{Tool: toolA, Response: ansA}, {Tool: toolB, Response: ansB}},
+		fakes.Interactive{Answer: primary})
+	return nil
+}
+
+// PA-19 (and PROTOCOL.md §6.7): a decision the kernel must refuse for what
+// it says (an ALWAYS it cannot keep) is not accepted, and its outcome says
+// why with a category (outcomes checks that every refusal has one).
+func (d *decideArea) refusedForContent(tool string) error {
+	os, err := d.outcomes(tool)
+	if err != nil {
+		return err
+	}
+	for _, o := range os {
+		if o.Accepted {
+			return fmt.Errorf("the kernel accepted the second frontend connection's decision on %s (%q), which it had to refuse (an ALWAYS scope without a policy store is never quietly kept as a shorter one)", o.PlanItemID, tool)
+		}
+	}
+	return nil
+}
+
+// PA-16, interactive half: an answer to a call that no longer waits (its
+// request is over) is rejected, never taken.
+func (d *decideInteractive) rejected(tool string) error {
+	os, err := d.outcomes(tool)
+	if err != nil {
+		return err
+	}
+	for _, o := range os {
+		switch {
+		case o.Accepted:
+			return fmt.Errorf("expected the second frontend connection's answer to call %s (%q), sent after the call's frontend/interactive was over, to be rejected with %s; the kernel accepted it",
+				o.CallID, tool, wire.FrontendErrInvalidClientEvent)
+		case o.Category != wire.FrontendErrInvalidClientEvent:
+			return fmt.Errorf("expected the second frontend connection's answer to call %s (%q) to be rejected with category %s, the kernel gave %q (%s)",
+				o.CallID, tool, wire.FrontendErrInvalidClientEvent, o.Category, o.Message)
+		}
+	}
+	return nil
+}
+
+// PA-15: the human's answer is the call's result; a call nobody answered
+// (its frontend/interactive failed) has none, and its result is an error,
+// never an ordinary result that looks like an answer.
+func (d *decideArea) errorResult(nth, tool string) error {
+	p := &planArea{s: d.s}
+	if err := d.s.mustHaveRun(); err != nil {
+		return err
+	}
+	rs, err := p.resultsFor(nth, tool)
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		if !r.IsError {
+			return fmt.Errorf("expected an error result for the call %s to %q in model request %s (nobody answered it), it is an ordinary result %q", r.ToolUseID, tool, nth, r.Content)
+		}
+	}
+	return nil
+}
