@@ -29,6 +29,11 @@ type Reply struct {
 	// Switch, when set, switches to this skill (a skill_switch event of the
 	// deterministic-first profile, sent before the calls).
 	Switch string
+	// Events, when set, is the whole stream, sent as it is: a reply shaped
+	// as other providers send them (several text deltas, several usage
+	// events, a tool_call without input), which the fields above never
+	// make (PROTOCOL.md §7.3).
+	Events []wire.StreamEvent
 }
 
 // Model is the fake model provider. Replies are chosen by the number of the
@@ -145,6 +150,9 @@ func (m *Model) withUsage(r Reply) Reply {
 
 // stream renders a reply as stream events.
 func (r Reply) stream(n int) wire.ModelStreamResult {
+	if len(r.Events) > 0 {
+		return wire.ModelStreamResult{Events: append([]wire.StreamEvent(nil), r.Events...)}
+	}
 	if r.Error != nil {
 		return wire.ModelStreamResult{Events: []wire.StreamEvent{{Type: wire.EventErrorSE, Error: r.Error}}}
 	}

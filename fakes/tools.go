@@ -39,6 +39,11 @@ type ToolBehavior struct {
 	// script, e.g. a tool that writes memory as it runs (dfirst.go). An
 	// error answers the call with that error.
 	OnStart func(ctx context.Context, done <-chan struct{}, p wire.ToolInvokeParams) error
+	// Respond, when set, answers a call from its params (after the holds):
+	// a result or an error (CrashError for a crash) answers it; (nil, nil)
+	// leaves the call to the rest of the script. Error-recovery scenarios
+	// use it to crash or break the output_schema on some calls only.
+	Respond func(p wire.ToolInvokeParams) (*wire.ToolInvokeResult, error)
 }
 
 // PreviewMode scripts a tool's tool/preview answer.
@@ -103,6 +108,14 @@ func (t *Tools) invoke(ctx context.Context, done <-chan struct{}, p wire.ToolInv
 	}
 	if err := holdFor(ctx, done, b.Hold); err != nil {
 		return wire.ToolInvokeResult{}, err
+	}
+	if b.Respond != nil {
+		if r, err := b.Respond(p); err != nil || r != nil {
+			if err != nil {
+				return wire.ToolInvokeResult{}, err
+			}
+			return *r, nil
+		}
 	}
 	if b.Crash {
 		return wire.ToolInvokeResult{}, crashError("tool provider process exited during the call")
