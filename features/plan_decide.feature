@@ -71,3 +71,16 @@ Feature: Decisions and answers from a second frontend connection
     When the session runs
     Then model request 2 holds an error result, not an answer, for the call to "confirm"
     And the second frontend connection's answer to "confirm" was rejected as an invalid client event
+
+  @PA-16 @must
+  Scenario: an answer from a second connection stands when the primary's request about the call then fails
+    The second connection answers the call while the primary's
+    frontend/interactive is pending; that answer is the call's result, and
+    the primary's request failing afterwards changes nothing.
+    Given an interactive tool "confirm" from provider "ui"
+    And a second frontend connection answers the interactive tool "confirm" with "yes, from the second screen" before the frontend fails its request
+    And the model answers request 1 with calls confirm(question "Proceed?")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the second frontend connection's answer to "confirm" was accepted
+    And model request 2 holds "yes, from the second screen" as the result of the call to "confirm"

@@ -25,6 +25,10 @@ func init() {
 		})
 		sc.Step(stepRE(`^a second frontend connection decides "([^"]+)" with (ALLOW|DENY) and "([^"]+)" with (ALLOW|DENY) in one frontend/decide before the frontend answers the other way$`), d.decideTogether)
 		sc.Step(stepRE(`^a second frontend connection answers "([^"]+)" with "([^"]*)" and "([^"]+)" with "([^"]*)" in one frontend/decide before the frontend answers "([^"]*)"$`), di.answerTogether)
+		sc.Step(stepRE(`^a second frontend connection answers the interactive tool "([^"]+)" with "([^"]*)" before the frontend fails its request$`), func(tool, response string) error {
+			s.World.AnswerInteractiveFirst(tool, secondConnection, response, fakes.Interactive{Fail: "the primary screen went away"})
+			return nil
+		})
 		sc.Step(stepRE(`^a second frontend connection answers the call to "([^"]+)" with "([^"]*)" while "([^"]+)" runs$`), func(interactive, response, tool string) error {
 			s.World.AnswerWhileRunning(tool, interactive, secondConnection, response)
 			return nil
