@@ -207,7 +207,9 @@ class Server {
   async spawn(params) {
     if (!this.kernel.spawn) throw new RPCError(METHOD_NOT_FOUND, "this kernel runs no sub-agents (session/spawn)");
     const parent = this.runs.get(String(params.parent_session_id));
-    return this.kernel.spawn(new Host(this.conn, parent ? parent.scope : new Scope()), params);
+    const res = await this.kernel.spawn(new Host(this.conn, parent ? parent.scope : new Scope()), params);
+    this.ended.add(String(res.session_id)); // a later session/cancel of the child is answered {} (§6.3)
+    return res;
   }
 
   /** @param {any} params */

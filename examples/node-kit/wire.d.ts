@@ -167,7 +167,7 @@ export interface Readings {
   "retry.session_max_retries.default"?: string; "retry.jitter_min_ratio"?: string; "retry.jitter_max_ratio"?: string;
   "retry.added_delay_ms"?: string; "model_error.status"?: TerminalStatus; "depth.meaning"?: "tree" | "remaining";
   "concurrency.undeclared_data_source"?: string; "hooks.policy_deny_ends_chain"?: string; "hooks.veto_points"?: string;
-  "hooks.transforms"?: "applied" | "observe_only"; "hooks.transform_history"?: string; "plan.refused_decision"?: string; "plan.preview_timeout_ms"?: string;
+  "hooks.transforms"?: "applied" | "observe_only"; "hooks.transform_history"?: string; "plan.refused_decision"?: string; "plan.preview_timeout_ms"?: string; "plan.max_asks"?: string;
   "errors.crash_breaker.count"?: string; "bound.soft_resume"?: string; "df.reopen_history"?: string;
 }
 
