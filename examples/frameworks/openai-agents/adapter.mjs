@@ -2,11 +2,18 @@
 // as a conform kernel on the Node kit. The runner runs its own turns; its
 // model is the harness's model/stream (model.mjs), its function tools are
 // the harness's tool/invoke, tool guardrails are the tool hook points, and
-// its approval interruptions are the permission requests. What the glue
-// adds is listed in README.md.
-import { Agent, run, tool, retryPolicies, MaxTurnsExceededError } from "@openai/agents";
-import { main, Session, Cancelled, toolResultOf } from "../../node-kit/kit.mjs";
+// its approval interruptions are the permission requests; a session/spawn
+// runs the child as the SDK's agent-as-tool does (agent.asTool: a Runner.run
+// of the child agent under the tool call's signal), and the SDK's spans go
+// out as trace/span (trace.mjs). What the glue adds is listed in README.md.
+import { randomUUID } from "node:crypto";
+import { Agent, Runner, tool, retryPolicies, MaxTurnsExceededError } from "@openai/agents";
+import { main, Session, Cancelled, toolResultOf, RPCError, UNKNOWN_SESSION, INVALID_PARAMS } from "../../node-kit/kit.mjs";
 import { conformModel, toWire, fromWire } from "./model.mjs";
+import { forwardSpans, traced } from "./trace.mjs";
+
+/** session id → run state, while the session runs: what a session/spawn names as its parent */
+const live = new Map();
 
 const rule = (s, t) => (s.config.policy.rules || []).find((r) => (!r.provider || r.provider === t.provider) && (!r.tool || r.tool === t.name) && (!r.kind || r.kind === t.kind));
 const hookCall = (t, d) => ({ id: d.toolCall.callId, name: t.name, provider: t.provider, kind: t.kind, input: JSON.parse(d.toolCall.arguments || "{}") });
@@ -42,10 +49,11 @@ function tools(r) {
         const call_id = details?.toolCall?.callId ?? "", call_context = s.callContext(r.turn.id);
         if (t.kind === "interactive") return (await s.host.interactive({ call_context, call_id, tool_name: t.name, prompt: t.description, input }, details?.signal)).response;
         let res;
+        if (t.spawn_capable) r.calls.set(call_id, details?.signal ?? r.signal); // the call a session/spawn must name, and the signal its child runs under
         try { res = toolResultOf(await s.host.invoke({ call_context, call_id, provider: t.provider, tool: t.name, input, attempt: 1 }, details?.signal)); } catch (err) {
           if (err instanceof Cancelled) throw err;
           res = toolResultOf(null, err);
-        }
+        } finally { r.calls.delete(call_id); }
         if (!res.is_error) return res.content;
         s.event(r.turn.id, "tool_error", { call_id, tool: t.name, category: res.error_category ?? "unknown" });
         throw new Error(res.content); // the SDK's way for a tool to fail: its errorFunction's text
@@ -54,15 +62,26 @@ function tools(r) {
   });
 }
 
-async function runSession(host, params) {
-  const s = new Session(host, params), cfg = s.config;
-  const r = { s, turn: null, attempt: 0 }, terminal = (cfg.tools || []).filter((t) => t.terminates_turn).map((t) => t.name);
+/** Runs one session, a root's or (parent set) a spawned child's: an Agent
+ * with the session's tools and the SDK's Runner.run, resumed after each
+ * approval interruption. @param {any} host @param {any} params
+ * @param {{r: any, signal: AbortSignal}} [parent] */
+async function runAgent(host, params, parent) {
+  const s = new Session(host, params), cfg = s.config, signal = parent ? parent.signal : host.signal;
+  const r = { s, turn: null, attempt: 0, signal, calls: new Map(), kids: 0, below: { cost: 0, input: 0, output: 0 }, last: undefined,
+    depth: parent ? parent.r.depth + 1 : 0, all: parent ? parent.r.all : cfg.tools || [] };
+  if (parent) { const row = s.row.bind(s); s.row = (status) => ({ ...row(status), parent_session_id: parent.r.s.id, depth: r.depth }); }
+  const terminal = (cfg.tools || []).filter((t) => t.terminates_turn).map((t) => t.name);
   const retry = cfg.retry ? { maxRetries: cfg.retry.max_retries, policy: retryPolicies.providerSuggested(),
     backoff: { initialDelayMs: cfg.retry.base_delay_ms, multiplier: cfg.retry.backoff_factor, jitter: true } } : undefined;
   const agent = new Agent({ name: cfg.profile || "conform", instructions: "", model: conformModel(r), tools: tools(r),
     modelSettings: { parallelToolCalls: cfg.model.supports_parallel_tool_calls, ...(retry ? { retry } : {}) },
     ...(terminal.length ? { toolUseBehavior: { stopAtToolNames: terminal } } : {}) }); // the SDK's stop-at-tool: terminates_turn
   agent.on("agent_start", () => { s.dispatch("", { variant: "session-start", session_id: s.id, prompt: s.prompt }).catch(() => {}); }); // an event: not awaited by the runner
+  const traceId = `trace_${randomUUID().replace(/-/g, "")}`;
+  const runner = new Runner({ tracingDisabled: !cfg.telemetry, traceIncludeSensitiveData: false, traceId, workflowName: cfg.profile || "conform" });
+  if (cfg.telemetry) traced.set(traceId, r);
+  live.set(s.id, r);
   host.meta(s.row("running"));
   const callModelInputFilter = async ({ modelData }) => { // once per turn, before the model call: the turn's context and pre-model-call hooks
     r.turn = s.begin();
@@ -72,9 +91,11 @@ async function runSession(host, params) {
     const pre = await s.dispatch(r.turn.id, { variant: "pre-model-call", model: cfg.model.name, messages: history, tools: s.toolSpecs() });
     return pre.payload.messages === history ? modelData : { ...modelData, input: fromWire(pre.payload.messages || []) };
   };
-  const options = { signal: host.signal, callModelInputFilter, tracingDisabled: true, ...(cfg.bounds.max_turns !== undefined ? { maxTurns: cfg.bounds.max_turns } : {}) };
+  const options = { signal, callModelInputFilter, ...(cfg.bounds.max_turns !== undefined ? { maxTurns: cfg.bounds.max_turns } : {}),
+    ...(cfg.model.supports_parallel_tool_calls ? {} : { toolExecution: { maxFunctionToolConcurrency: 1 } }) }; // the SDK's own cap on tools run at once
+  let res;
   try {
-    let result = await run(agent, s.prompt, options);
+    let result = await runner.run(agent, s.prompt, options);
     while (result.interruptions?.length) { // the SDK's human-in-the-loop: each approval goes to the frontend, then the run resumes
       for (const it of result.interruptions) {
         const t = s.tool(it.rawItem.name), id = `${r.turn.id}/${it.rawItem.callId}`;
@@ -83,15 +104,47 @@ async function runSession(host, params) {
         const { decisions } = await host.permission({ call_context: s.callContext(r.turn.id), items: [item] });
         if ((decisions || []).find((d) => d.plan_item_id === id)?.decision === "ALLOW") result.state.approve(it); else result.state.reject(it, { message: `denied by the user (frontend) for ${id}` });
       }
-      result = await run(agent, result.state, options);
+      result = await runner.run(agent, result.state, options);
     }
     const text = typeof result.finalOutput === "string" ? result.finalOutput : "";
-    return s.finish("completed", { role: "assistant", content: text ? [{ type: "text", text }] : [] });
+    res = await s.finish("completed", { role: "assistant", content: text ? [{ type: "text", text }] : [] });
   } catch (err) {
-    if (host.signal.aborted) return s.finish("cancelled");
-    if (err instanceof MaxTurnsExceededError) return s.finish("error_max_turns", undefined, err);
-    return s.finish("failed", undefined, err);
+    if (signal.aborted || host.signal.aborted) res = await s.finish("cancelled", r.last);
+    else if (err instanceof MaxTurnsExceededError) res = await s.finish("error_max_turns", undefined, err);
+    else res = await s.finish("failed", undefined, err);
+  } finally {
+    live.delete(s.id);
+    traced.delete(traceId);
   }
+  // The totals cover the children too (RunSessionResult); the SDK adds a nested run's usage only to its trace spans.
+  return { ...res, total_cost_usd: res.total_cost_usd + r.below.cost, total_input_tokens: res.total_input_tokens + r.below.input,
+    total_output_tokens: res.total_output_tokens + r.below.output };
 }
 
-main({ info: () => ({ name: "openai-agents-js-run", version: "0.20.0", capabilities: ["done.terminal_tool"] }), run: runSession });
+/** session/spawn: the child runs while the parent's spawn-capable call is in
+ * flight, as the SDK runs an agent-as-tool (agent.mjs asTool: a new
+ * Runner.run of the child agent under the tool call's signal, so cancelling
+ * the parent cancels it). Its config is the parent's with the profile's
+ * tools (narrowed by scoped_providers) and max_turns, the SDK's maxTurns.
+ * The SDK has no depth budget, cost budget or cap on children at once, so
+ * none is applied. @param {any} _host @param {any} p */
+async function spawn(_host, p) {
+  const parent = live.get(String(p.parent_session_id));
+  if (!parent) throw new RPCError(UNKNOWN_SESSION, `unknown session ${p.parent_session_id}`);
+  const signal = parent.calls.get(String(p.call_id));
+  if (!signal) throw new RPCError(INVALID_PARAMS, `${p.call_id} is not a spawn-capable tool/invoke of session ${parent.s.id} in flight`);
+  const cfg = parent.s.config, prof = (cfg.subagents?.profiles || []).find((x) => x.name === p.profile);
+  if (!prof) throw new RPCError(INVALID_PARAMS, `no sub-agent profile named ${JSON.stringify(p.profile)}`);
+  const scoped = p.scoped_providers?.length ? p.scoped_providers : null;
+  const config = { ...cfg, profile: prof.name, tools: parent.all.filter((t) => (prof.tools || []).includes(t.name) && (!scoped || scoped.includes(t.provider))),
+    bounds: { ...cfg.bounds, ...(prof.max_turns !== undefined ? { max_turns: prof.max_turns } : {}) } };
+  const res = await runAgent(parent.s.host, { session_id: `${parent.s.id}/c${++parent.kids}`, prompt: String(p.prompt ?? ""), config }, { r: parent, signal });
+  parent.below.cost += res.total_cost_usd;
+  parent.below.input += res.total_input_tokens;
+  parent.below.output += res.total_output_tokens;
+  return res;
+}
+
+forwardSpans();
+main({ info: () => ({ name: "openai-agents-js-run", version: "0.20.0", capabilities: ["done.terminal_tool"], readings: { "depth.meaning": "tree" } }),
+  run: (host, params) => runAgent(host, params), spawn });

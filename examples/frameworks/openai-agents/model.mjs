@@ -4,7 +4,7 @@
 // prices usage with cost/usage, and for a failed call throws, with
 // getRetryAdvice telling the runner's own retry policy whether and when a
 // retry makes sense (the ModelError's retryable and retry_after_ms).
-import { Usage } from "@openai/agents";
+import { Usage, withGenerationSpan } from "@openai/agents";
 import { fold } from "../../node-kit/kit.mjs";
 
 const text = (c) => (typeof c === "string" ? c : (c || []).map((p) => p.text ?? "").join(""));
@@ -51,7 +51,10 @@ class ModelFailed extends Error {
 export function conformModel(run) {
   const s = run.s, name = s.config.model.name;
   return {
-    async getResponse(req) {
+    async getResponse(req) { // the span the SDK's own providers open around a call (openaiChatCompletionsModel.mjs:46)
+      return req.tracing ? withGenerationSpan(async (span) => { span.spanData.model = name; return this.call(req); }, undefined, req._internal?.tracingParent) : this.call(req);
+    },
+    async call(req) {
       const turn = run.turn, attempt = ++run.attempt;
       const res = await s.host.stream({
         call_context: s.callContext(turn.id), purpose: "turn", model: name, messages: toWire(req.input, req.systemInstructions),
@@ -59,6 +62,7 @@ export function conformModel(run) {
         assembled_context: turn.contributions, attempt,
       }, req.signal);
       const r = fold(res.events);
+      run.last = r.text ? { role: "assistant", content: [{ type: "text", text: r.text }] } : run.last; // kept for a cancelled session's end row
       for (const ev of res.events || []) if (ev.type === "usage" && ev.usage) r.costUSD += s.charge(turn.id, ev.usage);
       if (r.error) {
         s.event(turn.id, "model_error", { ...r.error });
