@@ -1,11 +1,13 @@
 // The Vercel AI SDK's agent loop (generateText with tools, ai 7.x) as a
 // conform kernel on the Node kit. generateText runs its own steps; its model
 // is the harness's model/stream (model.mjs), its tools are the harness's
-// tool/invoke, and its own callbacks are the hook points. What the glue
-// adds is listed in README.md.
+// tool/invoke, its own callbacks are the hook points, and its telemetry
+// spans go out as trace/span (trace.mjs). What the glue adds is listed in
+// README.md.
 import { generateText, tool, jsonSchema, stepCountIs, hasToolCall } from "ai";
 import { main, Session, Cancelled, outputText, toolResultOf } from "../../node-kit/kit.mjs";
 import { conformModel, toWire, fromWire } from "./model.mjs";
+import { traced } from "./trace.mjs";
 
 /** @typedef {{s: Session, turn: any, attempt: number, reply: any, categories: Map<string, string>, plan: any[]}} Run */
 
@@ -66,8 +68,9 @@ async function run(host, params) {
   const maxTurns = cfg.bounds.max_turns, terminal = (cfg.tools || []).filter((t) => t.terminates_turn).map((t) => t.name);
   let result;
   try {
-    result = await generateText({
+    const call = () => generateText({
       model: conformModel(r), prompt: s.prompt, tools: tools(r), abortSignal: host.signal,
+      telemetry: { isEnabled: !!cfg.telemetry }, // the AI SDK's spans, on its tracing channel (trace.mjs)
       stopWhen: [stepCountIs(maxTurns ?? 20), hasToolCall(...terminal)], // the AI SDK's step limit (its own default is 1 step) and its stop-on-tool
       ...(cfg.plan_mode ? { activeTools: (cfg.tools || []).filter((t) => t.kind !== "resource").map((t) => t.name) } : {}),
       ...(cfg.model.supports_parallel_tool_calls ? {} : { toolCallConcurrency: 1 }),
@@ -105,6 +108,7 @@ async function run(host, params) {
         if (step.toolCalls?.length) await s.dispatch(r.turn.id, { variant: "post-apply", plan: { items: r.plan.filter((i) => i.decision !== "deny") } });
       },
     });
+    result = await (cfg.telemetry ? traced(r, call) : call());
   } catch (err) {
     if (host.signal.aborted) return s.finish("cancelled");
     if (err?.name === "TimeoutError" || err?.cause?.name === "TimeoutError") return s.finish("error_max_wall_clock", undefined, err); // the AI SDK's totalMs timeout
