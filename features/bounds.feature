@@ -45,3 +45,14 @@ Feature: Loop bounds and the limit-reached path
     When the session runs
     Then the status names the bound: "error_max_turns"
     And the session-end payload and the last session_meta row name the same bound
+
+  @TA-02 @must
+  Scenario: every bound is optional: a config that sets none runs until the model is done
+    An absent bound is unbounded. The model is done at its third request,
+    fewer turns than any loop's own default cap.
+    Given the session config sets no bound at all
+    And the model answers request 1 with call search(query "a")
+    And the model answers request 2 with call search(query "b")
+    And the model answers request 3 with text "Found it."
+    When the session runs
+    Then the kernel accepted the config without bounds and the session ended "completed" after 3 model requests

@@ -58,5 +58,31 @@ Feature: The max_cost_usd bound
     Then the kernel ran 3 ordinary turns
     And exactly one final-answer turn followed
     And the status names the bound: "error_max_budget_usd"
-    And any limit_reached event names the bound "max_cost_usd"
+    And a limit_reached event named the bound "max_cost_usd" and was not soft
     And every cost report carries the weighted tokens of its usage
+
+  @TA-05 @TA-08 @may
+  Scenario Outline: weights <sampling> per output token and <prefill> per input token with a budget of <budget>: the bound fires after <n> turns
+    Each reply uses 200 output and 2000 input tokens, so a turn weighs
+    200 x <sampling> + 2000 x <prefill>. Every budget here is reached
+    exactly at the end of the last turn, where the remaining budget is
+    zero: the bound fires then, not a turn later. A weight of 0 (the
+    schema's minimum) and fractional weights are valid, and any positive
+    budget is one.
+    Given every model reply uses 2000 input tokens and 200 output tokens
+    And the session allows at most 12 turns
+    And the session has a cost bound of $1000
+    And the token weights are <sampling> per output token and <prefill> per input token, with a budget of <budget> weighted tokens
+    When the session runs
+    Then the kernel ran <n> ordinary turns
+    And exactly one final-answer turn followed
+    And the status names the bound: "error_max_budget_usd"
+    And a limit_reached event named the bound "max_cost_usd" and was not soft
+    And every cost report carries the weighted tokens of its usage
+
+    Examples:
+      | sampling | prefill | budget | n |
+      | 2        | 0.5     | 4200   | 3 |
+      | 0        | 1       | 6000   | 3 |
+      | 0.5      | 0       | 300    | 3 |
+      | 1        | 1       | 1      | 1 |
