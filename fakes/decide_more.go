@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -160,4 +161,40 @@ func (w *World) AnswerWhileRunning(tool, interactiveTool, connection, response s
 			return await(ctx, done, w.SendInteractiveAnswer(p.CallContext, connection, id, response))
 		}
 	})
+}
+
+// DecideAfterCancel scripts the primary's permission request about a
+// tool's call: the harness cancels the session while the request is
+// pending, and once the kernel has given up on the item and dispatches
+// session-end to subscriber (held meanwhile), a second frontend connection
+// sends its decision about the item. The subscriber is held until the
+// kernel has answered that frontend/decide. If the kernel does not
+// dispatch session-end to subscriber within timeout, no decision is sent;
+// a kernel that keeps waiting for the permission answer gets decision then.
+func (w *World) DecideAfterCancel(tool, connection, decision, subscriber string, timeout time.Duration) {
+	bar, gate := NewBarrier(2, timeout), NewGate()
+	b := w.Hooks.Get(subscriber)
+	b.Barrier, b.Gate = bar, gate
+	w.Hooks.Set(subscriber, b)
+	w.Frontend.AddPermission(tool, Permission{Decision: decision, Scope: wire.ScopeOnce,
+		Before: func(ctx context.Context, done <-chan struct{}, cc wire.CallContext, it wire.PlanItem) error {
+			over := make(chan struct{})
+			go func() {
+				defer close(over)
+				defer gate.Open()
+				bar.Arrive(context.Background(), done)
+				if bar.Opened() {
+					<-w.SendDecide(cc, connection, []wire.PlanDecision{{PlanItemID: it.ID, Decision: decision, Scope: wire.ScopeOnce}})
+				}
+			}()
+			w.Agents.Cancel(cc.SessionID)
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-done:
+				return errHeld
+			case <-over:
+				return nil
+			}
+		}})
 }

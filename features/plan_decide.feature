@@ -84,3 +84,21 @@ Feature: Decisions and answers from a second frontend connection
     When the session runs
     Then the second frontend connection's answer to "confirm" was accepted
     And model request 2 holds "yes, from the second screen" as the result of the call to "confirm"
+
+  @PA-16 @must
+  Scenario: a decision for an item the kernel gave up on when the session was cancelled is rejected
+    The harness cancels the session while the permission request about the
+    item is pending. Once the kernel has withdrawn the request and
+    dispatches session-end (held meanwhile), a second connection allows the
+    item. It no longer awaits a decision, so the decision is rejected with
+    INVALID_CLIENT_EVENT (a kernel that no longer serves the ending session
+    may answer -32005 instead), and the item never runs.
+    Given a resource tool "save" from provider "store"
+    And a policy rule "ask-save" that asks for "save"
+    And an observe subscriber "bye" at "session-end" that answers
+    And the harness cancels the session while the permission request about "save" is pending, and a second frontend connection allows it while "bye" is dispatched
+    And the model answers request 1 with calls save(key "1")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the second frontend connection's decision on "save" after the cancellation was rejected
+    And the tool "save" was invoked 0 times

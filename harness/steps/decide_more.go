@@ -1,11 +1,14 @@
 package steps
 
 import (
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/cucumber/godog"
 
 	"github.com/agentconform/conform/fakes"
+	"github.com/agentconform/conform/internal/jsonrpc"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -33,12 +36,21 @@ func init() {
 			s.World.AnswerWhileRunning(tool, interactive, secondConnection, response)
 			return nil
 		})
+		sc.Step(stepRE(`^the harness cancels the session while the permission request about "([^"]+)" is pending, and a second frontend connection allows it while "([^"]+)" is dispatched$`), func(tool, subscriber string) error {
+			s.World.DecideAfterCancel(tool, secondConnection, wire.DecisionAllow, subscriber, s.env.Scale(afterCancelWait))
+			return nil
+		})
 		// Checks.
+		sc.Step(stepRE(`^the second frontend connection's decision on "([^"]+)" after the cancellation was rejected$`), s.proves(d.rejectedAfterCancel, "PA-16"))
 		sc.Step(stepRE(`^the second frontend connection's decision on "([^"]+)" was refused with a category of the kernel's own$`), s.proves(d.refusedForContent, "PA-19"))
 		sc.Step(stepRE(`^the second frontend connection's answer to "([^"]+)" was rejected as an invalid client event$`), s.proves(di.rejected, "PA-16"))
 		sc.Step(stepRE(`^model request (\d+) holds an error result, not an answer, for the call to "([^"]+)"$`), s.proves(d.errorResult, "PA-15"))
 	})
 }
+
+// afterCancelWait bounds how long the harness waits, after it cancelled the
+// session, for the kernel to dispatch session-end.
+const afterCancelWait = 10 * time.Second
 
 var oppositeDecision = map[string]string{wire.DecisionAllow: wire.DecisionDeny, wire.DecisionDeny: wire.DecisionAllow}
 
@@ -117,4 +129,46 @@ func (d *decideArea) errorResult(nth, tool string) error {
 		}
 	}
 	return nil
+}
+
+// PA-16 (PROTOCOL.md §6.7): once the session was cancelled and the kernel
+// gave up on a pending item, the item no longer awaits a decision: a
+// decision sent while the session ends is rejected with
+// INVALID_CLIENT_EVENT, or, by a kernel that no longer serves the ending
+// session, answered -32005. It is never accepted.
+func (d *decideArea) rejectedAfterCancel(tool string) error {
+	s := d.s
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	ids := d.itemsOf(tool)
+	for _, r := range s.World.Frontend.Decisions(s.env.Scale(decideWait)) {
+		mine := false
+		for _, dec := range r.Params.Decisions {
+			mine = mine || ids[dec.PlanItemID]
+		}
+		if !mine {
+			continue
+		}
+		var rerr *jsonrpc.Error
+		if r.Answered && errors.As(r.Err, &rerr) && rerr.Code == wire.CodeUnknownSession {
+			return nil // the ending session takes no decisions at all
+		}
+		if err := decideAnswered(r, tool); err != nil {
+			return err
+		}
+		for _, o := range r.Result.Results {
+			if err := categorized(r.Seq, o.Accepted, o.PlanItemID, o.Category); err != nil {
+				return err
+			}
+			switch {
+			case o.Accepted:
+				return fmt.Errorf("the kernel accepted the second frontend connection's decision on %s (%q), sent after the session was cancelled and the kernel had withdrawn its permission request: an item the kernel gave up on no longer awaits a decision", o.PlanItemID, tool)
+			case o.Category != wire.FrontendErrInvalidClientEvent:
+				return fmt.Errorf("expected the second frontend connection's decision on %s (%q), sent after the cancellation, to be rejected with category %s, the kernel gave %q (%s)", o.PlanItemID, tool, wire.FrontendErrInvalidClientEvent, o.Category, o.Message)
+			}
+		}
+		return nil
+	}
+	return notReached("no decision about %q was sent: the kernel did not withdraw its permission request and dispatch session-end after the cancellation", tool)
 }
