@@ -1,5 +1,8 @@
 package mutants
 
+// Attribution regressions found on real frameworks: a kernel that lacks one
+// feature is charged for it where that feature is judged, not elsewhere.
+
 import (
 	"context"
 	"testing"
@@ -28,6 +31,27 @@ func TestJoinNotBlamedForMissingPostApply(t *testing.T) {
 	for _, q := range r.Requirements {
 		if q.ID == "SA-04" && q.Status != report.Pass {
 			t.Fatalf("SA-04 is %s for a kernel that joins its children but has no post-apply point: %s", q.Status, q.Reason)
+		}
+	}
+}
+
+// A kernel whose fired bound ends the session without the final-answer
+// turn is charged for that by TA-08 and TA-21; a child that ran exactly its
+// profile's max_turns ordinary turns still meets TA-02, as a root does
+// (bounds.feature). Found on the OpenAI Agents SDK, whose maxTurns ends a
+// nested run with MaxTurnsExceededError.
+func TestChildTurnBoundNotBlamedForMissingFinalTurn(t *testing.T) {
+	parts := loop.DefaultParts()
+	parts.Limit = noFinalTurn{}
+	r, err := runner.Run(context.Background(), runner.Options{
+		Launcher: launcher("no-final-turn", parts), Tags: "@TA-02", Concurrency: 2, ScenarioTimeout: 10 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range r.Requirements {
+		if q.ID == "TA-02" && q.Status != report.Pass {
+			t.Fatalf("TA-02 is %s for a kernel that keeps every max_turns but makes no final-answer turn: %s", q.Status, q.Reason)
 		}
 	}
 }
