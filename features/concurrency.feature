@@ -50,15 +50,16 @@ Feature: Turn-level tool-call concurrency
     And the reads, the interactive calls and the resource calls of turn 1 ran as separate groups in that order
 
   @TA-15 @must
-  Scenario: two calls to an undeclared resource run one after the other
+  Scenario: three calls to an undeclared resource run one after the other
+    The third call waits for the second as well as for the first.
     Given a resource tool "deploy" from provider "ops"
     And a policy rule "deploy-ok" that allows "deploy"
     And every call to "deploy" is held for 300 ms before it is answered
-    And the model answers request 1 with calls deploy(target "a"), deploy(target "b")
+    And the model answers request 1 with calls deploy(target "a"), deploy(target "b"), deploy(target "c")
     And the model answers request 2 with text "Done."
     When the session runs
     Then the calls to "deploy" ran one at a time
-    And the tool "deploy" was invoked 2 times
+    And the tool "deploy" was invoked 3 times
 
   @TA-16 @must
   Scenario: writes to different paths overlap, writes to the same path take turns
@@ -75,6 +76,48 @@ Feature: Turn-level tool-call concurrency
     Then 2 calls were in flight at the same time
     And the calls to "write" with path "a" ran one at a time
     And the tool "write" was invoked 3 times
+
+  @TA-16 @must
+  Scenario: a conflict with any earlier call of the message counts, not only with the first
+    Writes to "b", "a" and "a": the second write to "a" conflicts with the
+    second call of the message, not with the first.
+    Given a resource tool "write" from provider "fs" declared safe with key fields "path"
+    And a policy rule "write-ok" that allows "write"
+    And calls to "write" wait until 2 of them have started, for at most 2 seconds
+    And every call to "write" is held for 300 ms before it is answered
+    And the model answers request 1 with calls write(path "b", text "1"), write(path "a", text "2"), write(path "a", text "3")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then 2 calls were in flight at the same time
+    And the calls to "write" with path "a" ran one at a time
+    And the tool "write" was invoked 3 times
+
+  @TA-16 @must
+  Scenario: the key holds every key field: writes that differ only in the second one overlap
+    Given a resource tool "write" from provider "fs" declared safe with key fields "path,mode"
+    And a policy rule "write-ok" that allows "write"
+    And calls to "write" wait until 2 of them have started, for at most 2 seconds
+    And every call to "write" is held for 300 ms before it is answered
+    And the model answers request 1 with calls write(path "a", mode "r"), write(path "a", mode "w"), write(path "a", mode "r")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then 2 calls were in flight at the same time
+    And the calls to "write" with mode "r" ran one at a time
+    And the tool "write" was invoked 3 times
+
+  @TA-16 @must
+  Scenario: key values are compared as JSON values: one object written in another key order is the same key
+    Given a resource tool "write" from provider "fs" declared safe with key fields "path"
+    And a policy rule "write-ok" that allows "write"
+    And every call to "write" is held for 300 ms before it is answered
+    And the model answers request 1 with these calls:
+      | tool  | input                                        |
+      | write | {"path":{"dir":"a","file":"x"},"text":"1"}   |
+      | write | {"path":{"file":"x","dir":"a"},"text":"2"}   |
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the calls to "write" ran one at a time
+    And the tool "write" was invoked 2 times
 
   @TA-16 @must
   Scenario: a read declared unsafe is serialized although it only reads

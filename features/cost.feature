@@ -151,6 +151,24 @@ Feature: Cost accounting
     Then the kernel refused the session config before the session started
 
   @TA-25 @must
+  Scenario Outline: a price list that leaves some point unpriced is refused before the session starts: <defect>
+    The defect can sit at any boundary of any tier, whatever the order the
+    tiers are listed in.
+    Given the model's price tiers are:
+      | effective from | effective until | input tokens from | input tokens until | input | output |
+      | <from1>        | <until1>        | <nfrom1>          | <nuntil1>          | 1     | 2      |
+      | <from2>        | <until2>        | <nfrom2>          | <nuntil2>          | 2     | 4      |
+    When the session runs
+    Then the kernel refused the session config before the session started
+
+    Examples:
+      | defect                                                | from1                | until1               | nfrom1 | nuntil1 | from2                | until2               | nfrom2 | nuntil2 |
+      | the second tier ends in 2090 and no tier follows it   |                      | 2001-01-01T00:00:00Z |        |         | 2001-01-01T00:00:00Z | 2090-01-01T00:00:00Z |        |         |
+      | listed out of time order, no tier before 2000         | 2002-01-01T00:00:00Z |                      |        |         | 2000-01-01T00:00:00Z | 2002-01-01T00:00:00Z |        |         |
+      | input-token windows that start at 1 leave 0 unpriced  |                      |                      | 1      | 200000  |                      |                      | 200000 |         |
+      | input-token windows [0, 1) and [2, inf) leave 1 out   |                      |                      |        | 1       |                      |                      | 2      |         |
+
+  @TA-25 @must
   Scenario: a model that is not free but declares no tiers is refused before the session starts
     Given the model's price tiers are:
       | input | output |

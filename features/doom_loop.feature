@@ -84,6 +84,26 @@ Feature: Doom-loop detection
     And exactly one final-answer turn followed
     And the session ends with the kernel's doom-loop status
 
+  @TA-12 @TA-26 @must
+  Scenario: identical calls within one reply count one by one
+    The detector hashes every read and resource call of the session in
+    message order, so a reply that repeats a call adds each repeat.
+    Given the doom-loop threshold is 3
+    And the model answers request 1 with these calls:
+      | tool   | input        |
+      | search | {"q":"same"} |
+      | search | {"q":"same"} |
+    And the model answers request 2 with these calls:
+      | tool   | input        |
+      | search | {"q":"same"} |
+    And the model answers request 3 with these calls:
+      | tool   | input        |
+      | search | {"q":"same"} |
+    When the session runs
+    Then the kernel ran 2 ordinary turns
+    And exactly one final-answer turn followed
+    And the session ends with the kernel's doom-loop status
+
   @TA-26 @must
   Scenario: the repeated call of a second tool fires the detector
     Given a data_source tool "lookup" from provider "kb" declared safe with no key fields

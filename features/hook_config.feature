@@ -19,3 +19,13 @@ Feature: Hook declarations are checked when the config loads
     When the session runs
     Then the session ends with status "completed"
     And the subscribers at "post-model-response" were dispatched in this order: "FH"
+
+  @HD-16 @must
+  Scenario: an unsupported subscription declared by a later block is refused as well
+    Every block is checked, not only the first.
+    Given an observe subscriber "OK" at "post-model-response"
+    And a transform subscriber "FH" at "pre-model-call"
+    And the plugin of hook subscriber "FH" supports only "post-tool-call"
+    When the session runs
+    Then the kernel refuses the session config naming "FH"
+    And no hook dispatch reached the harness
