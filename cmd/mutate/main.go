@@ -38,6 +38,7 @@ func main() {
 	flag.Uint64Var(&seed, "seed", 1, "seed of the sample")
 	flag.BoolVar(&cfg.Confirm, "confirm", true, "re-run each survivor against the whole suite")
 	flag.BoolVar(&cfg.Reach, "reach", true, "measure which statements the suite executes (one coverage run) and report mutants of the others as survivors not reached, without judging them")
+	flag.StringVar(&cfg.Tree, "tree", "refkernel", "module-relative folder whose packages are mutated (kernelkit: the wire layer the reference kernel is served by)")
 	flag.StringVar(&pkgs, "packages", "", "comma-separated module-relative folders to mutate (default: every refkernel package)")
 	flag.StringVar(&only, "only", "", "comma-separated places (file:line or file:line:col) or keys: judge only those mutants")
 	flag.StringVar(&cfg.Carry.Report, "carry", "", "an earlier campaign's mutation.json: carry its verdicts where the mutated declaration is unchanged")
@@ -100,7 +101,7 @@ func main() {
 }
 
 func listMutants(cfg mutation.Config) int {
-	ms, err := mutation.List(cfg.Root, cfg.Packages, cfg.PerPackage, cfg.Seed)
+	ms, err := mutation.List(cfg.Root, cfg.Tree, cfg.Packages, cfg.PerPackage, cfg.Seed)
 	if err != nil {
 		fail(err)
 	}

@@ -209,10 +209,13 @@ feed:
 	return newReport(cfg, pkgs, results, now().Sub(start)), nil
 }
 
-// List returns the mutants a campaign over root's refkernel packages would
-// judge, in order, without judging them.
-func List(root string, packages []string, perPackage int, seed uint64) ([]Mutant, error) {
-	_, ms, _, err := selectMutants(root, "refkernel", packages, perPackage, seed)
+// List returns the mutants a campaign over root's packages under tree
+// (default refkernel) would judge, in order, without judging them.
+func List(root, tree string, packages []string, perPackage int, seed uint64) ([]Mutant, error) {
+	if tree == "" {
+		tree = "refkernel"
+	}
+	_, ms, _, err := selectMutants(root, tree, packages, perPackage, seed)
 	return ms, err
 }
 
