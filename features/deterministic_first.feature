@@ -319,10 +319,11 @@ Feature: Deterministic-first profile
 
   @DF-06 @seed
   Scenario: a switch that follows text in the reply is applied, to the first skill too, and the active skill carries over to the next message
-    Given a skill "faq" the model may always route to
+    Given a data_source tool "lookup" from provider "shop"
+    And a skill "faq" the model may always route to
     And a skill "billing" the model may always route to
     And the session's active skill starts as "billing"
-    And the model answers request 1 with text "Let me route you." and a switch to skill "faq"
+    And the model answers request 1 with text "Let me route you.", a switch to skill "faq" and call lookup(topic "faq")
     And the model answers request 2 with text "FAQ here."
     When the session runs
     Then the session ends with status "completed"

@@ -23,8 +23,13 @@ import (
 func dfMoreSteps(d *dfArea, s *Scenario, sc *godog.ScenarioContext) {
 	// Setup.
 	sc.Step(stepRE(`^the session's active skill starts as "([^"]+)"$`), func(skill string) error { d.cfg().ActiveSkill = skill; return nil })
-	sc.Step(stepRE(`^the model answers request (\d+) with text "([^"]*)" and a switch to skill "([^"]+)"$`), func(n int, text, skill string) error {
-		d.s.World.Model.On(n, fakes.Reply{Text: text, Switch: skill})
+	// The fake sends the text first, then the switch, then the calls.
+	sc.Step(stepRE(`^the model answers request (\d+) with text "([^"]*)", a switch to skill "([^"]+)" and calls? (.+)$`), func(n int, text, skill, calls string) error {
+		cs, err := parseCalls(calls)
+		if err != nil {
+			return err
+		}
+		d.s.World.Model.On(n, fakes.Reply{Text: text, Switch: skill, Calls: cs})
 		return nil
 	})
 	sc.Step(stepRE(`^the tool "([^"]+)" answers "([^"]*)"$`), func(tool, text string) error {
