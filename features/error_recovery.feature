@@ -33,7 +33,8 @@ Feature: Error recovery
   raw retry-after headers (the protocol carries retry_after_ms only), the
   default of 5 retries (its schedule alone takes at least 7.75 s), and
   automatic retries of idempotent resources and data sources (allowed, not
-  required).
+  required: only their attempt numbers are checked, 1 on the first try and
+  one more on each retry).
 
   @ER-01 @must
   Scenario Outline: <category> is retried with growing waits until it succeeds
@@ -177,6 +178,20 @@ Feature: Error recovery
     And the waits before model requests 2 to 3 follow a backoff from 40 ms growing by a factor of 3
 
   @ER-05 @must
+  Scenario: a base delay longer than the shipped default is taken from the retry settings
+    The scenarios above set bases below the 500 ms default, so a kernel
+    that kept the default would only wait longer than asked. Here the base
+    is 1600 ms: a kernel that keeps 500 ms waits at most 500 ms, under the
+    floor of a declared jitter reading (retry.jitter_min_ratio 0.5: 800
+    ms). One wait decides nothing for a kernel that declares no floor.
+    Given retry settings of base 1600 ms, factor 2 and 1 retries per call
+    And the model fails request 1 with "rate_limited"
+    And the model answers request 2 with text "Recovered."
+    When the session runs
+    Then the model was asked 2 times
+    And the waits before model requests 2 to 2 follow a backoff from 1600 ms growing by a factor of 2
+
+  @ER-05 @must
   Scenario Outline: a retry block that sets only <attribute> is a configuration error
     Given a retry block that sets only <attribute>
     When the session runs
@@ -196,6 +211,7 @@ Feature: Error recovery
     When the session runs
     Then a context pass asked to reduce came between model requests 1 and 2
     And model request 2 differs from model request 1
+    And model request 2 carries attempt 1
     And the model was asked 2 times
     And the session ends with status "completed"
 
@@ -208,6 +224,20 @@ Feature: Error recovery
     And the model was asked fewer than 6 times
     And the session ends with the kernel's model-error status
     And the kernel named "context_length_exceeded" as the cause, in an event or in the session result
+
+  @ER-06 @must
+  Scenario: context overflow is reduced a bounded number of times, even when the context could always shrink
+    The context provider finds something to cut on every pass, so every
+    rebuilt request differs from the failed one. The kernel bounds the
+    passes itself (A-27 names no number; nineteen passes is far above any
+    cap a kernel would choose): one that reduces for as long as the
+    provider shrinks never ends, and the fake model answers past its script
+    only after 60 requests.
+    Given the context provider contributes a long text every turn and a shorter one on every pass asked to reduce
+    And the model fails every request with "context_length_exceeded"
+    When the session runs
+    Then the model was asked fewer than 20 times
+    And the session ends with the kernel's model-error status
 
   @ER-07 @must
   Scenario Outline: <category> is not quietly routed to a fallback model
@@ -303,11 +333,38 @@ Feature: Error recovery
     And the model answers request 2 with text "The deployment failed."
     When the session runs
     Then the tool "deploy" was invoked 1 time
+    And every tool/invoke of a call counts its attempts up from 1
+    And model request 2 holds a result for the call of request 1
+
+  @ER-11 @must
+  Scenario: the invokes of an idempotent resource call count their attempts from 1
+    A retry of an idempotent resource is allowed, not required: a kernel
+    that gives the error to the model at once has one invoke, attempt 1.
+    A kernel that retries numbers each invoke of the call: 1, 2, ...
+    Given a resource tool "sync" from provider "ops"
+    And the tool "sync" is declared idempotent
+    And a policy rule "syncs-ok" that allows "sync"
+    And the tool "sync" answers every call with a retryable "unknown" error
+    And the model answers request 1 with call sync(target "cache")
+    And the model answers request 2 with text "The sync failed."
+    When the session runs
+    Then every tool/invoke of a call counts its attempts up from 1
     And model request 2 holds a result for the call of request 1
 
   @ER-11 @must
   Scenario: a failed interactive call is never retried automatically
     Given an interactive tool "confirm" from provider "human"
+    And the frontend fails every interactive request for "confirm"
+    And the model answers request 1 with call confirm(prompt "Deploy to prod?")
+    And the model answers request 2 with text "No answer from the user."
+    When the session runs
+    Then the frontend received 1 interactive request for "confirm"
+    And model request 2 holds a result for the call of request 1
+
+  @ER-11 @must
+  Scenario: a failed interactive call is never retried automatically, even when declared idempotent
+    Given an interactive tool "confirm" from provider "human"
+    And the tool "confirm" is declared idempotent
     And the frontend fails every interactive request for "confirm"
     And the model answers request 1 with call confirm(prompt "Deploy to prod?")
     And the model answers request 2 with text "No answer from the user."
@@ -336,6 +393,28 @@ Feature: Error recovery
       | kind        |
       | data_source |
       | resource    |
+
+  @ER-12 @must
+  Scenario: every tool's output_schema is enforced, not only the first tool's
+    Given a data_source tool "size" from provider "stats" that the policy allows
+    And the tool "size" declares this output schema:
+      """
+      {"type": "object"}
+      """
+    And a data_source tool "count" from provider "stats" that the policy allows
+    And the tool "count" declares this output schema:
+      """
+      {"type": "object", "required": ["total"], "properties": {"total": {"type": "integer"}}}
+      """
+    And the tool "count" returns this output:
+      """
+      {"total": "many"}
+      """
+    And the model answers request 1 with call count(table "orders")
+    And the model answers request 2 with text "Counted."
+    When the session runs
+    Then model request 2 holds an error result for the call of request 1
+    And the error result for the call of request 1 is categorised "unknown" wherever the kernel names a category
 
   @ER-12 @must
   Scenario Outline: an output of a <kind> call that matches the tool's output_schema is a success

@@ -1,0 +1,40 @@
+Feature: Folding a model stream into one reply
+  The fake model's own replies come as one text delta, tool calls with
+  their input and exactly one usage event. Other providers stream the text
+  in pieces, send a tool_call with no input for a tool that takes no
+  arguments, and report usage in several events. A kernel folds the stream
+  into one assistant message (PROTOCOL.md §7.3): the consecutive text
+  deltas joined into one text block, a tool_call without input a call with
+  input {}, and the usage events added up counter by counter, which is the
+  usage the post-model-response observers see.
+
+  @TA-01 @must
+  Scenario: text deltas fold into one text block, and a tool_call without input is invoked with {}
+    Given a data_source tool "clock" from provider "time" declared safe with no key fields
+    And the model answers request 1 with these stream events:
+      """
+      [{"type": "text_delta", "text": "Let me "},
+       {"type": "text_delta", "text": "look at "},
+       {"type": "text_delta", "text": "the clock."},
+       {"type": "tool_call", "id": "call-clock-1", "name": "clock"},
+       {"type": "usage", "usage": {"input_tokens": 120, "output_tokens": 12}},
+       {"type": "stop", "stop_reason": "tool_use"}]
+      """
+    And the model answers request 2 with text "It is noon."
+    When the session runs
+    Then model request 2 holds the assistant message of request 1 with the text "Let me look at the clock." in one text block
+    And the call of request 1 has the input {} in its tool/invoke and in the tool_use block of model request 2
+
+  @TA-06 @must
+  Scenario: the post-model-response payload carries the reply's usage events added up, counter by counter
+    Given an observe subscriber "watch" at "post-model-response"
+    And the model answers request 1 with these stream events:
+      """
+      [{"type": "text_delta", "text": "Done."},
+       {"type": "usage", "usage": {"input_tokens": 1000, "output_tokens": 40, "cache_read_tokens": 300, "cache_write_tokens": 200, "reasoning_tokens": 50}},
+       {"type": "usage", "usage": {"input_tokens": 20, "output_tokens": 60, "cache_read_tokens": 7, "cache_write_tokens": 3, "reasoning_tokens": 9}},
+       {"type": "stop", "stop_reason": "end_turn"}]
+      """
+    When the session runs
+    Then the post-model-response payload after model request 1 carries the sum of its usage events
+    And the post-model-response payloads carried the cost of each reply
