@@ -186,6 +186,9 @@ func (p *planArea) downgradeMarked(askTool, denyTool string) error {
 	case len(d) > 0:
 		return fmt.Errorf("the %q call matched a deny rule, but the kernel reported it as a downgraded ask: %s", denyTool, d[0])
 	}
+	if err := p.downgradeRuleRight(askTool, rules); err != nil {
+		return err
+	}
 	for _, m := range a {
 		if namesAny(m, rules) && namesKind(m, kind) {
 			return nil
@@ -193,6 +196,22 @@ func (p *planArea) downgradeMarked(askTool, denyTool string) error {
 	}
 	return fmt.Errorf("the kernel marked the %q call as a downgraded ask, but no marker names both the rule (%s) and the call kind (%s), so the downgrade cannot be told apart in a log: %s",
 		askTool, strings.Join(quoteAll(rules), " or "), kind, strings.Join(a, "; "))
+}
+
+// downgradeRuleRight: an ask_downgrade event about the call that names a
+// rule names the one that matched, never another (a log must not blame the
+// wrong rule).
+func (p *planArea) downgradeRuleRight(tool string, rules []string) error {
+	s := p.s
+	ids := s.callIDsOf(tool)
+	for _, e := range s.eventEntries(s.SessionID, wire.EventAskDowngrade) {
+		ev := e.Value.(wire.Event)
+		mine := slices.Contains(ids, payloadString(ev, "call_id")) || slices.Contains(ids, payloadString(ev, "tool_call_id")) || payloadString(ev, "tool") == tool
+		if r := payloadString(ev, "rule"); mine && r != "" && !slices.Contains(rules, r) {
+			return fmt.Errorf("the ask_downgrade event #%d about the %q call names rule %q, but the rule that asked for it is %s", e.Seq, tool, r, strings.Join(quoteAll(rules), " or "))
+		}
+	}
+	return nil
 }
 
 // downgradeMarks are the kernel's markings of a tool's calls as downgraded
