@@ -39,6 +39,8 @@ Feature: A soft limit pauses again after the user continued
 
   @TA-05 @TA-09 @may
   Scenario: a soft weighted-token budget grants a fresh budget after each continuation
+    The weighted-token budget refines max_cost_usd (TA-05), so it pauses
+    and resumes as the soft dollar bound does, under the same reading.
     Each turn weighs 200 x 1 + 1000 x 1 = 1200 tokens: the budget of 2400 is
     reached exactly at request 2, and again at request 4.
     Given every model reply uses 1000 input tokens and 200 output tokens
@@ -46,6 +48,6 @@ Feature: A soft limit pauses again after the user continued
     And the session has a cost bound of $1000
     And the token weights are 1 per output token and 1 per input token, with a budget of 2400 weighted tokens
     When the session runs for at most 15 seconds
-    Then the session paused after model requests 2 and 4, as a fresh allowance after each continuation gives
+    Then the weighted-token budget paused the session after model requests 2 and 4, as the soft cost bound it refines would
     And every cost report carries the weighted tokens of its usage
     And the session ends with status "completed"

@@ -21,6 +21,9 @@ const freshAllowance = "fresh_allowance"
 func init() {
 	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
 		sc.Step(stepRE(`^the session paused after model requests ([\d, and]+), as a fresh allowance after each continuation gives$`), s.proves(s.pausedAfter, "TA-09"))
+		// The weighted-token budget refines max_cost_usd (TA-05): soft, it
+		// pauses and resumes exactly as the dollar bound does.
+		sc.Step(stepRE(`^the weighted-token budget paused the session after model requests ([\d, and]+), as the soft cost bound it refines would$`), s.proves(s.pausedAfter, "TA-05"))
 		sc.Step(stepRE(`^model request (\d+) carried a notice of the kernel's own, new since the request before it$`), s.proves(s.softNotice, "TA-09"))
 	})
 }
