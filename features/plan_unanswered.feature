@@ -58,5 +58,4 @@ Feature: Denials that tell the model why, also when nobody answered
     And the model answers request 2 with text "Understood."
     When the session runs
     Then the frontend was asked about "save" as often as the kernel's plan.max_asks says
-    And the tool "save" was never invoked
-    And model request 2 holds a denial with a reason for the call to "save"
+    And model request 2 holds a denial with a reason for the call to "save", unless the kernel ran it

@@ -50,6 +50,7 @@ func init() {
 			return nil
 		})
 		sc.Step(stepRE(`^the frontend was asked about "([^"]+)" as often as the kernel's plan.max_asks says$`), s.proves(p.askedUpToLimit, "PA-19"))
+		sc.Step(stepRE(`^model request (\d+) holds a denial with a reason for the call to "([^"]+)", unless the kernel ran it$`), s.proves(p.denialUnlessRan, "PA-03"))
 	})
 }
 
@@ -127,4 +128,20 @@ func (p *planArea) askedUpToLimit(tool string) error {
 			readingMaxAsks, undeclaredAskLimit+1, tool, len(at), at)
 	}
 	return nil
+}
+
+// denialUnlessRan is PA-03's check of a call the kernel should have denied
+// for a reason another requirement judges (a kernel that kept a refused
+// ALWAYS and ran the item fails PA-19, not PA-03): a call that ran has no
+// denial to read.
+func (p *planArea) denialUnlessRan(nth, tool string) error {
+	if err := p.s.mustHaveRun(); err != nil {
+		return err
+	}
+	for _, id := range p.s.callIDsOf(tool) {
+		if e, ran := p.s.invokedCall(id); ran {
+			return notReached("the kernel ran the call %s to %q (#%d), so there is no denial to read", id, tool, e.Seq)
+		}
+	}
+	return p.denialWithReason(nth, tool)
 }
