@@ -354,7 +354,7 @@ Feature: Deterministic-first profile
     And the run's memory holds stamped true
     And the run recorded 1 call of "save"
 
-  @DF-05 @DF-09 @seed
+  @DF-09 @seed
   Scenario: a step cancelled while the user is asked to confirm has not run, and asks again on the next message
     Given a resource tool "transfer" from provider "bank"
     And a policy rule "transfers-ok" that allows "transfer"
@@ -364,7 +364,7 @@ Feature: Deterministic-first profile
       | execute_tool | transfer(amount 500) |
     When the session runs
     Then the session ends with status "cancelled"
-    And the tool "transfer" was never invoked
+    And the tool "transfer" was invoked 0 times
     When the user sends the next message "Go ahead."
     Then the session ends with status "completed"
     And the user was asked to confirm "transfer" 2 times

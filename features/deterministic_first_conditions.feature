@@ -9,7 +9,7 @@ Feature: Deterministic-first conditions, clause by clause
   Background:
     Given the session uses the deterministic-first profile
 
-  @DF-02 @DF-04 @seed
+  @DF-04 @seed
   Scenario: every operator, every truthiness and every unevaluable clause opens its gate exactly as the spec's table says
     Given session memory starts as this JSON object:
       """

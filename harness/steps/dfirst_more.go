@@ -62,12 +62,12 @@ func dfMoreSteps(d *dfArea, s *Scenario, sc *godog.ScenarioContext) {
 
 	// Checks.
 	sc.Step(stepRE(`^the kernel refused the deterministic_first config before the session started$`), s.proves(d.configRefused, "DF-01", "DF-03", "DF-04", "DF-06"))
-	sc.Step(stepRE(`^model request (\d+) offered exactly the tools whose gates the table marks open$`), s.proves(d.offeredAsTable, "DF-02", "DF-04"))
+	sc.Step(stepRE(`^model request (\d+) offered exactly the tools whose gates the table marks open$`), s.proves(d.offeredAsTable, "DF-04"))
 	sc.Step(stepRE(`^the kernel refused the (\d+) memory/writes? of "([^"]+)" to (its own session|session "[^"]+"), each with error (-?\d+)$`), s.proves(d.writesRefused, "DF-08"))
 	sc.Step(stepRE(`^model request (\d+) holds the output of the call to "([^"]+)"$`), s.proves(d.holdsOutput, "DF-03"))
 	sc.Step(stepRE(`^model request (\d+) holds an error result for the call to "([^"]+)"$`), s.proves(d.holdsRefusal, "DF-03"))
 	sc.Step(stepRE(`^the step's call to "([^"]+)" went to provider "([^"]+)" as attempt 1 with input (.+)$`), s.proves(d.stepCall, "DF-01"))
-	sc.Step(stepRE(`^the user was asked to confirm "([^"]+)" (\d+) times?$`), s.proves(d.confirmsAsked, "DF-05"))
+	sc.Step(stepRE(`^the user was asked to confirm "([^"]+)" (\d+) times?$`), s.proves(d.confirmsAsked, "DF-05", "DF-09"))
 }
 
 // gateTable reads | tool | requires | open or closed |: each row adds one
@@ -189,9 +189,10 @@ func (d *dfArea) configRefused() error {
 	return nil
 }
 
-// offeredAsTable: every tool of the gate table is offered exactly when the
-// table marks its gate open (DF-02), so no clause that fails to evaluate
-// true opens one (DF-04).
+// offeredAsTable: DF-04, every tool of the gate table is offered exactly
+// when the table marks its gate open: only a list whose every clause
+// evaluates true opens a gate. (That a closed gate hides its tool at all is
+// DF-02's own scenario.)
 func (d *dfArea) offeredAsTable(n int) error {
 	if len(d.gateOrder) == 0 {
 		return errors.New("no gate table in the scenario (add \"these tools, each gated as the table says:\")")
@@ -374,6 +375,9 @@ func (d *dfArea) stepCall(tool, provider, input string) error {
 	return nil
 }
 
+// confirmsAsked: DF-05, the user is asked before each attempt to run a call
+// that needs confirmation; and DF-09, a step cancelled while the user was
+// asked has not run, so the next message asks again.
 func (d *dfArea) confirmsAsked(tool string, n int) error {
 	if err := d.s.mustHaveRun(); err != nil {
 		return err
