@@ -8,7 +8,8 @@ Feature: Error recovery: when crashes trip the circuit breaker
   which one provider's count reaches the threshold: the consecutive tier,
   or window_max when consecutive is 0; a tier at 0 is off. A kernel that
   declares another reading, or none, is judged by the plain ER-10 scenario
-  in error_recovery.feature only; the checks here are not reached for it.
+  in error_recovery.feature only; the checks here are not reached for it
+  (so they leave the ending's status to that scenario too).
 
   The model makes one call per turn, so "in a row" is the order of the
   turns. Data sources answer without asking.
@@ -44,7 +45,6 @@ Feature: Error recovery: when crashes trip the circuit breaker
     And the model answers request 3 with text "Done."
     When the session runs
     Then the circuit breaker tripped right after turn 2, naming provider "<crashing>"
-    And the session ends with the kernel's circuit-breaker status
 
     Examples:
       | crashing |
@@ -63,7 +63,6 @@ Feature: Error recovery: when crashes trip the circuit breaker
     And the model answers request 4 with text "Done."
     When the session runs
     Then the circuit breaker tripped right after turn 2, naming provider "sensors"
-    And the session ends with the kernel's circuit-breaker status
 
   @ER-10 @should
   Scenario: the window tier alone trips at its count of crashes in a row
