@@ -68,3 +68,13 @@ Feature: Session lifecycle
     Then each session fired "session-start" and "session-end" once, and its session-end and end row carry "cancelled"
     And the kernel answered shutdown only after every session's end row, and answered every session/run
     And the kernel then exited with status 0 within 5 seconds, its input still open
+
+  @TA-18 @must
+  Scenario: the end of its input ends the kernel, even while a session waits in a model call
+    End-of-file on stdin means the harness is gone: the kernel exits
+    (PROTOCOL.md §2, End of the connection), whatever its sessions were
+    doing. A kernel that stays has a protocol error.
+    Given the model hangs on request 1
+    When 1 session runs on one kernel until the harness closes its input while each waits in a model call
+    Then "session-start" was dispatched exactly once, before the first context assemble
+    And the kernel exited within 5 seconds of the end of its input

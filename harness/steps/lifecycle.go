@@ -41,8 +41,8 @@ const (
 // lcState is the lifecycle area's part of a scenario.
 type lcState struct {
 	mu        sync.Mutex
-	cancelErr error // the answer to the cancel of the running session
-	cancelled bool  // that cancel was sent
+	cancelErr error         // the answer to the cancel of the running session
+	cancelled chan struct{} // closed once that cancel has its answer; nil until sent
 
 	// Shutdown with sessions running.
 	sessions   []string
@@ -65,8 +65,8 @@ func init() {
 			s.World.Model.On(n, fakes.Reply{Hang: true})
 			return nil
 		})
-		sc.Step(stepRE(`^(\d+) sessions run on one kernel until the harness shuts it down while each waits in a model call$`), func(ctx context.Context, n int) error {
-			return s.lcShutdownWhileRunning(ctx, lc, n)
+		sc.Step(stepRE(`^(\d+) sessions? runs? on one kernel until the harness (shuts it down|closes its input) while each waits in a model call$`), func(ctx context.Context, n int, how string) error {
+			return s.lcEndWhileRunning(ctx, lc, n, how == "closes its input")
 		})
 
 		// Checks (TA-18).
@@ -89,6 +89,7 @@ func init() {
 		sc.Step(stepRE(`^the kernel answered shutdown only after every session's end row, and answered every session/run$`), func() error { return s.lcShutdownOrder(lc) })
 		sc.Step(stepRE(`^the kernel then exited with status 0 within (\d+) seconds?, its input still open$`), func() error { return s.lcExitedAfterShutdown(lc) })
 		sc.Step(stepRE(`^the kernel exits within (\d+) seconds? once its input ends$`), s.lcExitAtEOF)
+		sc.Step(stepRE(`^the kernel exited within (\d+) seconds? of the end of its input$`), func() error { return s.lcExitedAtEOF(lc) })
 	})
 }
 
@@ -106,13 +107,18 @@ func (s *Scenario) lcHangAndCancel(lc *lcState, n int) error {
 		var once sync.Once
 		s.World.Model.OnHang = func(session string) {
 			once.Do(func() {
+				done := make(chan struct{})
+				lc.mu.Lock()
+				lc.cancelled = done
+				lc.mu.Unlock()
 				go func() {
 					ctx, cancel := context.WithTimeout(context.Background(), s.env.Scale(lcProbe))
 					defer cancel()
 					err := k.Cancel(ctx, session)
 					lc.mu.Lock()
-					lc.cancelled, lc.cancelErr = true, err
+					lc.cancelErr = err
 					lc.mu.Unlock()
+					close(done)
 				}()
 			})
 		}
@@ -144,11 +150,16 @@ func (s *Scenario) lcCancelAnswered(lc *lcState) error {
 		return err
 	}
 	lc.mu.Lock()
-	sent, err := lc.cancelled, lc.cancelErr
+	done := lc.cancelled
+	lc.mu.Unlock()
+	if done == nil {
+		return errors.New("the session never reached the held model request, so the harness never cancelled it")
+	}
+	<-done // the call has its own deadline (lcProbe)
+	lc.mu.Lock()
+	err := lc.cancelErr
 	lc.mu.Unlock()
 	switch {
-	case !sent:
-		return errors.New("the session never reached the held model request, so the harness never cancelled it")
 	case err != nil:
 		return s.protocolFault("session/cancel of the running session %s was answered with %v; PROTOCOL.md §6.3: {}", s.SessionID, err)
 	}
@@ -204,21 +215,31 @@ func (s *Scenario) lcExitAtEOF(secs int) error {
 		return err
 	}
 	_ = k.CloseInput()
-	exited, exitErr := k.AwaitExit(s.env.Scale(time.Duration(secs) * time.Second))
+	// Only that it stops is judged: §2 gives the end of input no status.
+	exited, _ := k.AwaitExit(s.env.Scale(time.Duration(secs) * time.Second))
 	k.Close() // it is not reused
-	switch {
-	case !exited:
+	if !exited {
 		return s.protocolFault("the kernel was still running %d s after the end of its input; PROTOCOL.md §2: the kernel exits", secs)
-	case exitErr != nil:
-		return s.protocolFault("the kernel ended with %v at the end of its input; PROTOCOL.md §2: it exits (status 0)", exitErr)
 	}
 	return nil
 }
 
-// lcShutdownWhileRunning runs n root sessions on a kernel of its own; when
-// each waits in a model call, the harness sends shutdown and watches the
-// kernel answer it and exit, its input left open.
-func (s *Scenario) lcShutdownWhileRunning(ctx context.Context, lc *lcState, n int) error {
+func (s *Scenario) lcExitedAtEOF(lc *lcState) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	if !lc.exited {
+		return s.protocolFault("the kernel was still running %v after the end of its input, with %d sessions waiting in a model call; PROTOCOL.md §2: the harness is gone and the kernel exits",
+			s.env.Scale(lcExit), len(lc.sessions))
+	}
+	return nil
+}
+
+// lcEndWhileRunning runs n root sessions on a kernel of its own; when each
+// waits in a model call, the harness sends shutdown and watches the kernel
+// answer it and exit, its input left open; or (eof) closes the kernel's
+// input and watches it exit.
+func (s *Scenario) lcEndWhileRunning(ctx context.Context, lc *lcState, n int, eof bool) error {
 	if s.ran {
 		return errors.New("the scenario runs its sessions twice")
 	}
@@ -260,6 +281,13 @@ func (s *Scenario) lcShutdownWhileRunning(ctx context.Context, lc *lcState, n in
 			wg.Wait()
 			return s.protocolFault("only %d of %d sessions reached their held model request within %v", len(waiting), n, timeout)
 		}
+	}
+	if eof {
+		_ = k.CloseInput()
+		lc.exited, _ = k.AwaitExit(s.env.Scale(lcExit))
+		k.Close()
+		wg.Wait() // the sessions' answers are lost with the harness: not judged
+		return nil
 	}
 	lc.shutErr = k.ShutdownAnswer(ctx, s.env.Scale(lcShutdownAnswer))
 	// The answer is read after every line the kernel wrote before it:

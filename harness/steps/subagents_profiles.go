@@ -154,6 +154,9 @@ func (s *Scenario) saStaleRefused() error {
 // SA-03: whatever the kernel makes of the cap, no spawn waits for
 // ever: each is answered, with a child's result or a refusal.
 func (s *Scenario) saEverySpawnAnswered() error {
+	if s.ran && s.Rejected != nil {
+		return notReached("the kernel refused the config (%s), which A-25 allows for a cap of 0: no spawn was made", s.Rejected.Message)
+	}
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
