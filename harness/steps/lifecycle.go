@@ -217,7 +217,15 @@ func (s *Scenario) lcExitAtEOF(secs int) error {
 	_ = k.CloseInput()
 	// Only that it stops is judged: §2 gives the end of input no status.
 	exited, _ := k.AwaitExit(s.env.Scale(time.Duration(secs) * time.Second))
-	k.Close() // it is not reused
+	// The kernel is not reused: the scenario lets it go here rather than
+	// in release, so that one that stays is stopped without waiting on it.
+	if s.stderrMark >= 0 {
+		s.Stderr, s.StderrLost = k.StderrSince(s.stderrMark)
+		s.HasStderr = true
+	}
+	k.Unregister(s.World)
+	s.kernel = nil
+	s.lcDiscard(k, exited)
 	if !exited {
 		return s.protocolFault("the kernel was still running %d s after the end of its input; PROTOCOL.md §2: the kernel exits", secs)
 	}
@@ -249,7 +257,6 @@ func (s *Scenario) lcEndWhileRunning(ctx context.Context, lc *lcState, n int, eo
 		s.Fault = err
 		return err
 	}
-	defer k.Close() // shut down: never reused
 	hung := make(chan string, n)
 	s.World.Model.OnHang = func(session string) { hung <- session }
 	lc.sessions = make([]string, n)
@@ -277,7 +284,7 @@ func (s *Scenario) lcEndWhileRunning(ctx context.Context, lc *lcState, n int, eo
 		case id := <-hung:
 			waiting[id] = true
 		case <-deadline.C:
-			k.Close()
+			s.lcDiscard(k, false)
 			wg.Wait()
 			return s.protocolFault("only %d of %d sessions reached their held model request within %v", len(waiting), n, timeout)
 		}
@@ -285,7 +292,7 @@ func (s *Scenario) lcEndWhileRunning(ctx context.Context, lc *lcState, n int, eo
 	if eof {
 		_ = k.CloseInput()
 		lc.exited, _ = k.AwaitExit(s.env.Scale(lcExit))
-		k.Close()
+		s.lcDiscard(k, lc.exited)
 		wg.Wait() // the sessions' answers are lost with the harness: not judged
 		return nil
 	}
@@ -300,10 +307,22 @@ func (s *Scenario) lcEndWhileRunning(ctx context.Context, lc *lcState, n int, eo
 	if lc.shutErr == nil {
 		lc.exited, lc.exitErr = k.AwaitExit(s.env.Scale(lcExit))
 	}
-	k.Close()
+	s.lcDiscard(k, lc.exited)
 	wg.Wait()
 	s.Result = lc.results[0]
 	return nil
+}
+
+// lcDiscard stops a kernel that is not reused. One that has not exited
+// is stopped without waiting: an in-process kernel that stays can never
+// be waited out, and the connection closes first, which ends every call
+// still waiting on it.
+func (s *Scenario) lcDiscard(k *driver.Kernel, exited bool) {
+	if exited {
+		s.env.Pool.Discard(k)
+		return
+	}
+	go s.env.Pool.Discard(k)
 }
 
 // lcEndRow is a session's last session_meta row if it is an end row.
