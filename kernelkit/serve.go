@@ -39,7 +39,9 @@ func Serve(ctx context.Context, k Kernel, in io.Reader, out io.Writer, opts ...O
 	defer cancel()
 	s := &server{k: k, ctx: ctx, runs: map[string]context.CancelFunc{}, ended: map[string]bool{}}
 	for _, o := range opts {
-		o(s)
+		if o != nil { // Launcher(name, f, nil) is a kernel without options
+			o(s)
+		}
 	}
 	s.out = &outWriter{w: out, seen: make(chan struct{}), check: s.check, answers: map[string]string{}}
 	s.conn = jsonrpc.New(in, s.out, nil, s.handle, jsonrpc.Options{Validate: validate})
