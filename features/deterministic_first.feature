@@ -157,6 +157,7 @@ Feature: Deterministic-first profile
     And the model answers request 4 with text "Billing here."
     When the session runs
     Then the session ends with status "completed"
+    And the model was asked 4 times
     And model request 1 offered the skill "faq"
     And model request 1 did not offer the skill "billing"
     And model request 2 did not have "billing" as its active skill
