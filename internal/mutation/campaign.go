@@ -167,8 +167,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				case pre[i].CarriedFrom != "" && !recheck[i]:
 					r = pre[i]
 				case recheck[i]:
-					r = judgeOne(ctx, j, dir, m, sources[m.File], tags[m.Package], cfg.Confirm)
-					journal.write(r)
+					if !ok { // a resumed campaign keeps the recheck's journaled verdict
+						r = judgeOne(ctx, j, dir, m, sources[m.File], tags[m.Package], cfg.Confirm)
+						journal.write(r)
+					}
 					r.CarriedFrom, r.Rechecked = pre[i].CarriedFrom, "agrees"
 					if r.Status.IsKill() != pre[i].Status.IsKill() {
 						r.Rechecked = "disagrees"
