@@ -104,11 +104,19 @@ e2e:
 # interrupted campaign resume (MUTATION_FLAGS=-resume).
 MUTATION_JOBS  ?= 3
 MUTATION_FLAGS ?=
-.PHONY: mutation mutation-sample
+.PHONY: mutation mutation-sample mutation-kernelkit
 mutation:
 	@mkdir -p $(REPORTS)/tmp
 	$(GO) run ./cmd/mutate -j $(MUTATION_JOBS) -out $(REPORTS) -journal $(REPORTS)/tmp/mutation.jsonl \
 		-commit "$$(git rev-parse --short HEAD 2>/dev/null)" $(MUTATION_FLAGS)
+
+# The same campaign over kernelkit, the wire layer the reference kernel is
+# served by (reports/mutation-kernelkit/): only the code the reference
+# kernel runs can be judged by its suite; the rest is reported not reached.
+mutation-kernelkit:
+	@mkdir -p $(REPORTS)/tmp $(REPORTS)/mutation-kernelkit
+	$(GO) run ./cmd/mutate -tree kernelkit -j $(MUTATION_JOBS) -out $(REPORTS)/mutation-kernelkit \
+		-journal $(REPORTS)/tmp/mutation-kernelkit.jsonl -commit "$$(git rev-parse --short HEAD 2>/dev/null)" $(MUTATION_FLAGS)
 
 # A seeded sample of the campaign (one mutant per package); fails on a
 # survivor that internal/mutation/survivors.json does not classify.

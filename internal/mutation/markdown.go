@@ -16,8 +16,12 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if r.Sample > 0 {
 		scope = fmt.Sprintf("a sample of %d mutants per package (seed %d)", r.Sample, r.Seed)
 	}
-	fmt.Fprintf(&b, "Campaign over %s of `refkernel/`, judged by the conformance suite against the embedded kernel "+
-		"(`conform run --require all`, restricted to the scenarios of the requirements each package's doc.go names", scope)
+	tree := r.Tree
+	if tree == "" {
+		tree = "refkernel"
+	}
+	fmt.Fprintf(&b, "Campaign over %s of `%s/`, judged by the conformance suite against the embedded kernel "+
+		"(`conform run --require all`, restricted to the scenarios of the requirements each package's doc.go names", scope, cell(tree))
 	if r.Confirm {
 		b.WriteString("; a survivor is run again against the whole suite")
 	}

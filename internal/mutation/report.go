@@ -13,6 +13,7 @@ import (
 type Report struct {
 	Tool      string  `json:"tool"`
 	Commit    string  `json:"commit,omitempty"`
+	Tree      string  `json:"tree"` // the folder whose packages were mutated
 	Sample    int     `json:"sample_per_package,omitempty"`
 	Seed      uint64  `json:"seed,omitempty"`
 	Jobs      int     `json:"jobs"`
@@ -94,7 +95,7 @@ type CarrySummary struct {
 
 func newReport(cfg Config, pkgs []Package, results []Result, took time.Duration) *Report {
 	r := &Report{
-		Tool: "conform internal/mutation (go/ast, go build -overlay)", Commit: cfg.Commit, Sample: cfg.PerPackage, Jobs: cfg.Jobs,
+		Tool: "conform internal/mutation (go/ast, go build -overlay)", Commit: cfg.Commit, Tree: cfg.Tree, Sample: cfg.PerPackage, Jobs: cfg.Jobs,
 		Confirm: cfg.Confirm, DurationS: took.Round(time.Second).Seconds(), Target: TargetScore,
 		Stale: []string{}, Survivors: []Result{}, Operators: map[Op]OpCount{}, Mutants: results,
 		Unreproduced: map[string]int{},
