@@ -26,6 +26,18 @@
 // kill it: a known hole, not an acceptance, so it still counts against the
 // score until the check exists.
 //
+// Scores: the strict score is kills over viable mutants that are not
+// equivalent; the spec score, the figure the 90% target applies to, also
+// leaves out the open readings (a mutant that implements a reading the
+// specification leaves open is equivalent with respect to it; killing it
+// would fail a correct kernel). Not observable survivors count against
+// both.
+//
+// A campaign may carry verdicts from an earlier one (carry.go) where the
+// mutated declaration is byte for byte unchanged, and judges a seeded
+// sample of the carried kills again to measure how far they still hold;
+// -only judges the mutants at given places, for the author of a new check.
+//
 // Why not github.com/go-gremlins/gremlins (v0.6.0, evaluated for this):
 // it judges a mutant by `go test` of the mutated package (or of the whole
 // module with --integration) with no way to select tests, so a mutant
