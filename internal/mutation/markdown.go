@@ -44,7 +44,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		verdict = "does **not** meet"
 	}
 	fmt.Fprintf(&b, "Target: at least %.0f%% of the non-equivalent mutants of every package killed, where a mutant whose behaviour is a reading the specification leaves open counts as equivalent with respect to the specification (spec score). This campaign %s it; "+
-		"%d survivors need a new check and %d are unclassified.\n\n", TargetScore*100, verdict, r.Totals.NeedsCheck, r.Unclassed)
+		"%s a new check and %s.\n\n", TargetScore*100, verdict,
+		count(r.Totals.NeedsCheck, "survivor needs", "survivors need"), count(r.Unclassed, "is unclassified", "are unclassified"))
 	b.WriteString("Spec score = killed / (viable − equivalent − open reading): the figure the target applies to, because killing a mutant that implements an open reading would fail a correct kernel; every open reading names the ambiguity or §15 reading it relies on. " +
 		"Score = killed / (viable − equivalent), the strict figure; raw = killed / viable. Not observable survivors count against both. Killed includes crashed and timed out. " +
 		"Needs check: a survivor the committed list names a missing scenario for (the requirement it breaks and the check that would kill it); it counts against the score until that check exists.\n\n")
@@ -171,4 +172,12 @@ func fmtDuration(s float64) string {
 		return fmt.Sprintf("%.0f min", s/60)
 	}
 	return fmt.Sprintf("%.1f h", s/3600)
+}
+
+// count is n with the singular or plural words after it.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
