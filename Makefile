@@ -18,7 +18,7 @@ build:
 # subprocess exactly like a third-party kernel, with the reports written
 # to $(OUT) (conform creates the folder).
 conform: build
-	$(BIN) run --kernel "$(BIN) kernel" \
+	$(BIN) run --kernel "$(BIN) kernel" --slow \
 		--report-json $(OUT)/reference.json \
 		--markdown $(OUT)/reference.md \
 		--junit $(OUT)/reference.junit.xml \
@@ -85,7 +85,7 @@ python-test:
 # failing or erring requirement at any level.
 suite: build
 	@mkdir -p $(REPORTS)/tmp
-	$(BIN) run --kernel "$(BIN) kernel" --require all -q \
+	$(BIN) run --kernel "$(BIN) kernel" --slow --require all -q \
 		--report-json $(REPORTS)/tmp/reference.json
 
 mutants:

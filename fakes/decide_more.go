@@ -174,7 +174,7 @@ func (w *World) AnswerWhileRunning(tool, interactiveTool, connection, response s
 func (w *World) DecideAfterCancel(tool, connection, decision, subscriber string, timeout time.Duration) {
 	bar, gate := NewBarrier(2, timeout), NewGate()
 	b := w.Hooks.Get(subscriber)
-	b.Barrier, b.Gate = bar, gate
+	b.Barrier, b.Gate, b.GateAfterBarrier = bar, gate, true
 	w.Hooks.Set(subscriber, b)
 	w.Frontend.AddPermission(tool, Permission{Decision: decision, Scope: wire.ScopeOnce,
 		Before: func(ctx context.Context, done <-chan struct{}, cc wire.CallContext, it wire.PlanItem) error {

@@ -74,6 +74,11 @@ type HookBehavior struct {
 	Hold time.Duration
 	// Barrier, when set, holds each call until the barrier opens.
 	Barrier *Barrier
+	// GateAfterBarrier: the Gate holds a call only when the Barrier
+	// opened; a barrier that timed out (its other party never came, e.g.
+	// a kernel without the step the scenario waits for) lets it go, so
+	// the harness never holds a kernel for what it did not do.
+	GateAfterBarrier bool
 	// Limit is how long a HookHang call is held at most; zero means
 	// HangLimit. The step library stretches it with the run's timeout
 	// multiplier, like the timeouts it must outlast.
@@ -119,7 +124,7 @@ func (h *Hooks) dispatch(ctx context.Context, done <-chan struct{}, p wire.HookD
 	if b.Barrier != nil {
 		b.Barrier.Arrive(ctx, done)
 	}
-	if b.Gate != nil {
+	if b.Gate != nil && (!b.GateAfterBarrier || b.Barrier == nil || b.Barrier.Opened()) {
 		if err := b.Gate.Wait(ctx, done); err != nil {
 			return nil, err
 		}

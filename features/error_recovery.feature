@@ -169,6 +169,16 @@ Feature: Error recovery
     When the session runs
     Then the waits of all 20 retries, taken together, follow a backoff from 500 ms growing by a factor of 2
 
+  @ER-05 @must @slow
+  Scenario: without retry settings a failing call is retried the shipped default of 5 times
+    Five retries at the default schedule (500 ms, factor 2) wait at least
+    7.75 s with the reference's jitter floor and up to 31 s within the
+    widest jitter a kernel may declare, so the scenario is slow: conform
+    run leaves it out unless --slow, and ER-05 then passes only partially.
+    Given the model fails every request with "rate_limited"
+    When the session runs
+    Then the model was asked 6 times
+
   @ER-05 @must
   Scenario: base delay, factor and retry count are taken from the retry settings
     Given retry settings of base 40 ms, factor 3 and 2 retries per call

@@ -29,6 +29,7 @@ type runFlags struct {
 	quiet                    bool
 	env                      []string
 	multiplier               float64
+	slow                     bool
 	repeat                   int
 	// Reports for people: the HTML page and the README badge.
 	htmlOut, badgeOut, badgeJSON string
@@ -87,6 +88,7 @@ erroring scenario (conform replay DIR).`,
 	fl.DurationVar(&f.timeout, "timeout", 20*time.Second, "time one scenario's session may take before the kernel is declared hung")
 	fl.DurationVar(&f.initTimeout, "init-timeout", 10*time.Second, "time a kernel may take to start and answer initialize")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no per-scenario progress")
+	fl.BoolVar(&f.slow, "slow", false, "also run the scenarios tagged @slow (they wait out real schedules, such as the default retry count); without it a requirement they serve passes only partially")
 	fl.Float64Var(&f.multiplier, "timeout-multiplier", 1, "scale every duration the suite uses (scenario and initialize timeouts, grace windows, deadlines) by this factor, for a slow kernel or machine")
 	fl.IntVar(&f.repeat, "repeat", 1, "run every selected scenario this many times and report any outcome that varied (exit 1 on any variation)")
 	fl.StringArrayVar(&f.env, "env", nil, "give the --kernel subprocess this variable of conform's environment (NAME) or this value (NAME=VALUE); repeatable")
@@ -132,7 +134,7 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	if l, err = withEnv(l, f.env); err != nil {
 		return err
 	}
-	opt := runner.Options{Launcher: l, Tags: f.tags, Concurrency: f.jobs, ScenarioTimeout: f.timeout, FS: features.FS, Root: ".", TimeoutMultiplier: f.multiplier}
+	opt := runner.Options{Launcher: l, Tags: f.tags, Concurrency: f.jobs, ScenarioTimeout: f.timeout, FS: features.FS, Root: ".", TimeoutMultiplier: f.multiplier, Slow: f.slow}
 	if f.features != "" {
 		if opt.FS, err = featureFolder(f.features); err != nil {
 			return err

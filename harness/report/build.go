@@ -85,6 +85,10 @@ type BuildOptions struct {
 	// Shard is "K/N" when the run covered one slice of its selection; a
 	// slice makes no compliance claim (conform merge folds the slices).
 	Shard string
+	// LeftOut names, per requirement ID, the scenarios the run left out on
+	// purpose (slow ones without --slow): a pass of that requirement is
+	// partial, naming them.
+	LeftOut map[string][]string
 }
 
 // BuildWith is Build for a run made with options.
@@ -136,7 +140,7 @@ func BuildWith(cat *spec.Catalog, k Kernel, scenarios []ScenarioResult, started 
 			cov[j] = scs[i]
 			refs[j] = scs[i].Ref()
 		}
-		v := verdict(q, k, cov)
+		v := verdict(q, k, cov, opt.LeftOut[q.ID])
 		v.ID, v.Area, v.Title, v.Level, v.Class = q.ID, q.Area, q.Title, q.Level, q.Class
 		v.Profile, v.Matrix, v.Scenarios = q.Profile, q.Matrix, refs
 		r.Requirements = append(r.Requirements, v)
@@ -209,7 +213,7 @@ func dedupe(ids []string) []string {
 }
 
 // verdict applies Build's rules to one requirement. cov is sorted.
-func verdict(q spec.Requirement, k Kernel, cov []ScenarioResult) RequirementResult {
+func verdict(q spec.Requirement, k Kernel, cov []ScenarioResult, leftOut []string) RequirementResult {
 	r := RequirementResult{}
 	if len(cov) == 0 {
 		r.Status, r.Reason = NotTested, reasonNotCovered
@@ -307,6 +311,9 @@ func verdict(q spec.Requirement, k Kernel, cov []ScenarioResult) RequirementResu
 			gaps = append(gaps, "a covering scenario was "+string(o.status))
 			break
 		}
+	}
+	for _, name := range leftOut {
+		gaps = append(gaps, fmt.Sprintf("the slow scenario %q was left out (conform run --slow runs it)", name))
 	}
 	if len(gaps) > 0 {
 		r.Partial, r.Unverified = true, strings.Join(gaps, "; ")

@@ -58,7 +58,10 @@ type Options struct {
 	// slice of a sharded run, harness/shard); the others are neither run
 	// nor reported. Shard, when set, names that slice in the report, which
 	// then makes no compliance claim of its own.
-	Only  func(ScenarioRef) bool
+	Only func(ScenarioRef) bool
+	// Slow runs the scenarios tagged @slow too (slow.go); without it they
+	// are left out and the requirements they serve pass only partially.
+	Slow  bool
 	Shard *report.ShardInfo
 	// Capture, when set, is called with everything the harness recorded of
 	// each scenario that failed or ended in error (for repro bundles). It
@@ -117,7 +120,11 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	if err := CheckSteps(refs); err != nil {
 		return nil, err
 	}
-	refs, keep := only(refs, opt.Only)
+	keepFn, leftOut, slowWarning := opt.Only, map[string][]string(nil), ""
+	if !opt.Slow {
+		keepFn, leftOut, slowWarning = leaveOutSlow(cat, refs, opt.Only)
+	}
+	refs, keep := only(refs, keepFn)
 
 	pool := opt.Pool
 	if pool == nil {
@@ -166,11 +173,15 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	results := col.results()
 	interrupted := ctx.Err() != nil || (opt.Stop != nil && opt.Stop.Err() != nil)
 	warnings := append(slices.Clone(opt.Warnings), capabilityWarnings(cat, info.Capabilities)...)
+	if slowWarning != "" {
+		warnings = append(warnings, slowWarning)
+	}
 	r := report.BuildWith(cat, report.Kernel{
 		Name: info.Kernel.Name, Version: info.Kernel.Version, Capabilities: info.Capabilities,
 		Readings: info.Readings, Command: opt.Launcher.Describe(),
 	}, results, started, time.Since(started), report.BuildOptions{
 		Selection: opt.Tags, Interrupted: interrupted, Warnings: warnings, Shard: shardName(opt.Shard),
+		LeftOut: leftOut,
 	})
 	r.Tool = report.Tool{Name: "conform", Version: Version}
 	r.Protocol = wire.Version

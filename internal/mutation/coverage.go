@@ -48,7 +48,7 @@ func measureReach(ctx context.Context, j *judge, tree string) (*reach, error) {
 	if out, err := j.goCmd(ctx, "build", "-cover", "-coverpkg="+pkgs, "-o", bin, j.target); err != nil {
 		return nil, fmt.Errorf("coverage build: %v: %s", err, firstLines(out, 3))
 	}
-	cmd := exec.CommandContext(ctx, bin, "run", "-q", "--require", "all")
+	cmd := exec.CommandContext(ctx, bin, "run", "-q", "--slow", "--require", "all")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOCOVERDIR="+data)
 	if out, err := cmd.CombinedOutput(); err != nil {

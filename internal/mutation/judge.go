@@ -108,7 +108,9 @@ func (j *judge) run(ctx context.Context, bin, tags string) verdict {
 	defer cancel()
 	rep := filepath.Join(filepath.Dir(bin), "report.json")
 	_ = os.Remove(rep)
-	args := []string{"run", "-q", "--require", "all", "--report-json", rep}
+	// --slow: a mutant is judged by every scenario, the slow ones included
+	// (the default retry count is only seen by waiting it out).
+	args := []string{"run", "-q", "--slow", "--require", "all", "--report-json", rep}
 	if tags != "" {
 		args = append(args, "--tags", tags)
 	}
