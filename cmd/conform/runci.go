@@ -84,7 +84,7 @@ func prepareCI(cmd *cobra.Command, f runFlags, opt *runner.Options) (*ciRun, err
 
 // selectShard narrows the run to slice sh of the selection.
 func selectShard(f runFlags, sh shard.Spec, opt *runner.Options) error {
-	refs, err := runner.Select(opt.FS, opt.Root, f.tags)
+	refs, err := runner.SelectRun(opt.FS, opt.Root, f.tags, f.slow)
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}

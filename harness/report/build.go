@@ -155,6 +155,9 @@ func BuildWith(cat *spec.Catalog, k Kernel, scenarios []ScenarioResult, started 
 		}
 	}
 	r.Warnings = slices.Clone(opt.Warnings)
+	if len(opt.LeftOut) > 0 {
+		r.LeftOut = opt.LeftOut
+	}
 	r.Interrupted, r.Selection = opt.Interrupted, opt.Selection
 	r.Compliance = compliance(r.Requirements, opt)
 	return r

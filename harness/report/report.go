@@ -136,6 +136,10 @@ type Report struct {
 	// Warnings are problems with the run's input that are not verdicts
 	// (an unknown capability name, for one).
 	Warnings []string `json:"warnings"`
+	// LeftOut names, per requirement ID, the slow scenarios the run left
+	// out (conform run without --slow); a pass of those requirements is
+	// partial. Kept in the report so a merge of shards says the same.
+	LeftOut map[string][]string `json:"-"`
 	// Interrupted is true when the run was stopped before every selected
 	// scenario ran; those scenarios are not_run.
 	Interrupted bool `json:"interrupted"`
@@ -299,6 +303,7 @@ type reportJSON struct {
 	Scenarios    []ScenarioResult    `json:"scenarios"`
 	Observations []Observation       `json:"observations"`
 	Warnings     []string            `json:"warnings"`
+	LeftOut      map[string][]string `json:"left_out,omitempty"`
 	Interrupted  bool                `json:"interrupted"`
 	Selection    string              `json:"selection,omitempty"`
 	Stability    *Stability          `json:"stability,omitempty"`
@@ -340,6 +345,7 @@ func (r Report) MarshalJSON() ([]byte, error) {
 		Scenarios:    orEmpty(r.Scenarios),
 		Observations: orEmpty(r.Observations),
 		Warnings:     orEmpty(r.Warnings),
+		LeftOut:      r.LeftOut,
 		Interrupted:  r.Interrupted,
 		Selection:    r.Selection,
 		Stability:    r.Stability,
@@ -367,6 +373,7 @@ func (r *Report) UnmarshalJSON(data []byte) error {
 		Scenarios:    v.Scenarios,
 		Observations: v.Observations,
 		Warnings:     v.Warnings,
+		LeftOut:      v.LeftOut,
 		Interrupted:  v.Interrupted,
 		Selection:    v.Selection,
 		Stability:    v.Stability,

@@ -49,7 +49,7 @@ func TestMergeEqualsSingleRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			refs, err := runner.Select(opt.FS, opt.Root, "")
+			refs, err := runner.SelectRun(opt.FS, opt.Root, "", opt.Slow)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -49,6 +49,7 @@ func Merge(cat *spec.Catalog, srcs []Source) (*report.Report, error) {
 
 	var rows []report.ScenarioResult
 	var warnings, selections []string
+	leftOut := map[string][]string{}
 	interrupted := false
 	start, end := first.Report.StartedAt, first.Report.StartedAt.Add(first.Report.Duration)
 	merged := &report.MergeInfo{}
@@ -62,6 +63,13 @@ func Merge(cat *spec.Catalog, srcs []Source) (*report.Report, error) {
 		}
 		if !slices.Contains(selections, r.Selection) {
 			selections = append(selections, r.Selection)
+		}
+		for id, names := range r.LeftOut {
+			for _, n := range names {
+				if !slices.Contains(leftOut[id], n) {
+					leftOut[id] = append(leftOut[id], n)
+				}
+			}
 		}
 		interrupted = interrupted || r.Interrupted
 		if r.StartedAt.Before(start) {
@@ -77,7 +85,7 @@ func Merge(cat *spec.Catalog, srcs []Source) (*report.Report, error) {
 		merged.Sources = append(merged.Sources, src)
 	}
 	out := report.BuildWith(cat, first.Report.Kernel, rows, start, end.Sub(start), report.BuildOptions{
-		Selection: selection(srcs, selections), Interrupted: interrupted, Warnings: warnings,
+		Selection: selection(srcs, selections), Interrupted: interrupted, Warnings: warnings, LeftOut: leftOut,
 	})
 	out.Tool, out.Protocol = first.Report.Tool, first.Report.Protocol
 	out.Stability = stability(srcs)
