@@ -44,7 +44,7 @@ func TestMergeEqualsSingleRun(t *testing.T) {
 	}{{"reference", loop.DefaultParts()}, {"no-history", broken}} {
 		t.Run(k.name, func(t *testing.T) {
 			l := inProcess(k.name, k.parts)
-			opt := runner.Options{Launcher: l, Concurrency: 6, ScenarioTimeout: 30 * time.Second, FS: features.FS, Root: "."}
+			opt := runner.Options{Launcher: l, Concurrency: 12, ScenarioTimeout: 30 * time.Second, FS: features.FS, Root: "."}
 			single, err := runner.Run(context.Background(), opt)
 			if err != nil {
 				t.Fatal(err)

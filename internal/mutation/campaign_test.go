@@ -13,7 +13,7 @@ import (
 var (
 	samplePerPackage = flag.Int("mutation-sample", 0, "judge this many seeded mutants per refkernel package against the suite (0: skip)")
 	sampleSeed       = flag.Uint64("mutation-seed", 12, "seed of the mutation sample")
-	sampleJobs       = flag.Int("mutation-jobs", 6, "mutants judged at once in the sample (their runs mostly wait, so more than the cores)")
+	sampleJobs       = flag.Int("mutation-jobs", 9, "mutants judged at once in the sample (their runs mostly wait, so more than the cores)")
 )
 
 // TestSampleCampaign is the gate `make test` runs: a deterministic sample of

@@ -99,7 +99,7 @@ func TestKillMatrix(t *testing.T) {
 	// not on the CPU, so several run at once.
 	rows := make([]Row, len(mutants))
 	errs := make([]error, len(mutants))
-	sem := make(chan struct{}, 4)
+	sem := make(chan struct{}, 8) // runs mostly wait on fakes and timers: more than the cores
 	var wg sync.WaitGroup
 	for i, mu := range mutants {
 		wg.Add(1)
@@ -213,7 +213,7 @@ func judgeVariants(t *testing.T) []VariantRow {
 	vs := allVariants()
 	rows := make([]VariantRow, len(vs))
 	errs := make([]error, len(vs))
-	sem := make(chan struct{}, 4)
+	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
 	for i, v := range vs {
 		wg.Add(1)
