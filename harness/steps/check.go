@@ -138,34 +138,30 @@ func (s *Scenario) proves(fn any, ids ...string) any {
 // outcome files one per group of requirements.
 func (s *Scenario) record(declared []string, err error) {
 	var split *splitError
-	if errors.As(err, &split) {
-		var blamed, rest []string
-		for _, id := range declared {
-			if slices.Contains(split.blamed, id) {
-				blamed = append(blamed, id)
-			} else {
-				rest = append(rest, id)
-			}
-		}
-		n := len(s.Checks)
-		if s.recordFor(declared, blamed, split.err); len(rest) > 0 {
-			s.recordFor(declared, rest, split.rest)
-		}
-		// Keep one entry when neither group is tagged here, so the
-		// attribution lint still sees a check that proves nothing.
-		if kept := s.Checks[n:]; len(kept) == 2 && len(kept[0].Proves) == 0 {
-			s.Checks = append(s.Checks[:n], kept[1])
-		} else if len(kept) == 2 && len(kept[1].Proves) == 0 {
-			s.Checks = s.Checks[:n+1]
-		}
+	if !errors.As(err, &split) {
+		s.Checks = append(s.Checks, s.outcome(declared, declared, err))
 		return
 	}
-	s.recordFor(declared, declared, err)
+	blamed := s.outcome(declared, split.blamed, split.err)
+	rest := s.outcome(declared, slices.DeleteFunc(slices.Clone(declared), func(id string) bool {
+		return slices.Contains(split.blamed, id)
+	}), split.rest)
+	// Each group that proves something here gets its entry; when neither
+	// does, one entry stays so the attribution lint sees a check that
+	// proves nothing.
+	switch {
+	case len(blamed.Proves) == 0:
+		s.Checks = append(s.Checks, rest)
+	case len(rest.Proves) == 0:
+		s.Checks = append(s.Checks, blamed)
+	default:
+		s.Checks = append(s.Checks, blamed, rest)
+	}
 }
 
-// recordFor files err as the outcome for the IDs of ids the scenario is
-// tagged with.
-func (s *Scenario) recordFor(declared, ids []string, err error) {
+// outcome is err as the outcome of the check for the IDs of ids the
+// scenario is tagged with.
+func (s *Scenario) outcome(declared, ids []string, err error) CheckOutcome {
 	status, msg := classify(err)
 	o := CheckOutcome{Declared: declared, Status: status, Message: msg}
 	if s.step != nil {
@@ -175,11 +171,11 @@ func (s *Scenario) recordFor(declared, ids []string, err error) {
 		}
 	}
 	for _, id := range ids {
-		if s.tagged[id] {
+		if s.tagged[id] && slices.Contains(declared, id) {
 			o.Proves = append(o.Proves, id)
 		}
 	}
-	s.Checks = append(s.Checks, o)
+	return o
 }
 
 // setTags remembers the scenario's requirement tags for attribution.
