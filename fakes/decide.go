@@ -151,10 +151,16 @@ func (w *World) DecideWhileRunning(tool, connection, decision string) {
 // askedItem is the plan item id of a call, from the permission requests
 // the session sent so far.
 func (w *World) askedItem(session, callID string) string {
+	return w.askedItemWhere(session, func(it wire.PlanItem) bool { return it.ToolCallID == callID })
+}
+
+// askedItemWhere is the id of the first item of the session's permission
+// requests so far that match keeps.
+func (w *World) askedItemWhere(session string, match func(wire.PlanItem) bool) string {
 	for _, e := range w.Log.Entries() {
 		if v, ok := e.Value.(wire.PermissionParams); ok && v.CallContext.SessionID == session {
 			for _, it := range v.Items {
-				if it.ToolCallID == callID {
+				if match(it) {
 					return it.ID
 				}
 			}

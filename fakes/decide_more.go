@@ -59,14 +59,8 @@ func (w *World) DecideTogether(connection string, ds []ToolDecision, primary map
 // itemOfTool is the plan item id of a tool's call in a session: from the
 // permission requests so far, else from the plan_item events.
 func (w *World) itemOfTool(session, tool string) string {
-	for _, e := range w.Log.Entries() {
-		if v, ok := e.Value.(wire.PermissionParams); ok && v.CallContext.SessionID == session {
-			for _, it := range v.Items {
-				if it.Tool == tool {
-					return it.ID
-				}
-			}
-		}
+	if id := w.askedItemWhere(session, func(it wire.PlanItem) bool { return it.Tool == tool }); id != "" {
+		return id
 	}
 	for _, e := range w.Log.Entries() {
 		ev, ok := e.Value.(wire.Event)
