@@ -543,7 +543,7 @@ func (d *dfArea) cancelTime() (time.Time, error) {
 // the session before its $/cancelRequest reaches the harness, so the check
 // waits for the fake to let go until the bound has passed.
 func (d *dfArea) dfAbandoned(what string, e calllog.Entry, at time.Time, ms int) error {
-	bound := time.Duration(ms) * time.Millisecond
+	bound := d.s.within(ms)
 	for !e.Answered() && time.Now().Before(at.Add(bound)) {
 		time.Sleep(5 * time.Millisecond)
 		for _, x := range d.s.World.Log.Entries() {
@@ -605,8 +605,8 @@ func (d *dfArea) endedAfterCancel(ms int) error {
 		if !ok || e.SessionID != d.s.SessionID || m.Status == wire.StatusRunning || e.Start.Before(at) {
 			continue
 		}
-		if took := e.Start.Sub(at); took > time.Duration(ms)*time.Millisecond {
-			return fmt.Errorf("expected the run to end within %d ms of the cancel, its end row came after %v", ms, took.Round(time.Millisecond))
+		if took := e.Start.Sub(at); took > d.s.within(ms) {
+			return fmt.Errorf("expected the run to end within %v of the cancel, its end row came after %v", d.s.within(ms), took.Round(time.Millisecond))
 		}
 		return nil
 	}

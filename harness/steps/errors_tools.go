@@ -135,7 +135,7 @@ func (s *Scenario) crashFailedPromptly(from, ms int) error {
 			}
 		}
 	}
-	bound := time.Duration(ms) * time.Millisecond
+	bound := s.within(ms)
 	if next.IsZero() {
 		return fmt.Errorf("after the crash of call %s the kernel sent neither another model request nor an end row", id)
 	}

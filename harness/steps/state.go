@@ -33,6 +33,14 @@ type Env struct {
 
 // Scale stretches a duration of the suite by the run's timeout multiplier,
 // so a slow kernel or machine gets room without editing features.
+// within is a scenario's upper time bound of ms milliseconds, stretched by
+// --timeout-multiplier like every other wait: a slow kernel or machine gets
+// room, never a failure. Lower bounds (a retry-after honoured in full) are
+// the kernel's duty and are not stretched.
+func (s *Scenario) within(ms int) time.Duration {
+	return s.env.Scale(time.Duration(ms) * time.Millisecond)
+}
+
 func (e *Env) Scale(d time.Duration) time.Duration {
 	if e == nil || e.TimeoutMultiplier <= 1 {
 		return d

@@ -261,7 +261,7 @@ func (c *saCancelMark) time() time.Time {
 }
 
 func (s *Scenario) saCancelOnHold(c *saCancelMark, profile string) error {
-	s.World.Agents.Hold(profile, 1, &fakes.ModelHold{Grace: saCancelHold, OnArrive: func(string) {
+	s.World.Agents.Hold(profile, 1, &fakes.ModelHold{Grace: s.env.Scale(saCancelHold), OnArrive: func(string) {
 		c.once.Do(func() {
 			c.at.Store(time.Now().UnixNano())
 			s.World.Agents.Cancel(s.SessionID)

@@ -16,7 +16,7 @@ import (
 // saSettled waits, boundedly, until every session of the tree has its end
 // row: a kernel may answer the root before its descendants' rows arrive.
 func (s *Scenario) saSettled() saTree {
-	deadline := time.Now().Add(saSettle)
+	deadline := time.Now().Add(s.env.Scale(saSettle))
 	for {
 		t := s.saTree()
 		open := false
@@ -109,7 +109,7 @@ func (s *Scenario) saAllEnded(c *saCancelMark, status string) error {
 		e, ok := t.end[id]
 		switch {
 		case !ok:
-			return fmt.Errorf("session %s has no end session_meta row %v after the root ended: it is still running", id, saSettle)
+			return fmt.Errorf("session %s has no end session_meta row %v after the root ended: it is still running", id, s.env.Scale(saSettle))
 		case e.Status != status:
 			return fmt.Errorf("session %s ended with status %q in its session_meta row, expected %q", id, e.Status, status)
 		case e.EndedAt == "":
@@ -170,7 +170,7 @@ func (s *Scenario) saCallsAbandoned(c *saCancelMark, ms int) error {
 	if len(s.saInFlightAt(t, at)) == 0 {
 		return notReached("no request of the tree was in flight when the harness cancelled")
 	}
-	bound := time.Duration(ms) * time.Millisecond
+	bound := s.within(ms)
 	for !time.Now().After(at.Add(bound)) && slices.ContainsFunc(s.saInFlightAt(t, at), func(e calllog.Entry) bool { return !e.Answered() }) {
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -221,7 +221,7 @@ func (s *Scenario) saSpawnsAnswered(c *saCancelMark, status string) error {
 	if err != nil {
 		return err
 	}
-	deadline := time.Now().Add(saSettle)
+	deadline := time.Now().Add(s.env.Scale(saSettle))
 	for {
 		sps := s.World.Agents.Spawns()
 		waiting := slices.ContainsFunc(sps, func(sp fakes.Spawn) bool { return !sp.Answered })
