@@ -6,20 +6,12 @@
 package pythonkit_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentconform/conform/internal/kittranscript"
-
-	"github.com/agentconform/conform/harness/adapter"
-	"github.com/agentconform/conform/harness/report"
-	"github.com/agentconform/conform/harness/runner"
 )
 
 func python(t *testing.T) string {
@@ -59,31 +51,13 @@ func TestKitMessagesValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range res.Problems {
-		t.Error(p)
-	}
-	seen := res.Seen
 	// Every kind of message the kit sends was exercised.
-	for _, want := range []string{
+	res.Verify(t, []string{
 		"initialize result", "session/run result", "session/cancel result", "shutdown result", "frontend/decide result",
 		"context/assemble params", "hook/dispatch params", "model/stream params", "tool/invoke params",
 		"frontend/interactive params", "session/meta params", "cost/usage params", "event params", "$/cancelRequest params",
 		"session/run error", "session/spawn error", "initialize error",
-	} {
-		if seen[want] == 0 {
-			t.Errorf("the self-test never made the kit send %s", want)
-		}
-	}
-	// The check can fail: the same validator refuses a broken copy.
-	if err := res.CanFail(); err != nil {
-		t.Error(err)
-	}
-	var kinds []string
-	for k := range seen {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	t.Logf("validated: %s", strings.Join(kinds, ", "))
+	})
 }
 
 // TestToyKernelTurnOrder runs the turn-order scenarios against the toy
@@ -92,25 +66,5 @@ func TestKitMessagesValidate(t *testing.T) {
 // the same tag) fails, because the toy runs its calls one at a time.
 func TestToyKernelTurnOrder(t *testing.T) {
 	py := python(t)
-	r, err := runner.Run(context.Background(), runner.Options{
-		Launcher: adapter.Subprocess{Argv: []string{py, filepath.Join(here(t), "toy_kernel.py")}},
-		Tags:     "@TA-01", Concurrency: 2, ScenarioTimeout: 30 * time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]report.Status{}
-	for _, q := range r.Requirements {
-		got[q.ID] = q.Status
-	}
-	for id, want := range map[string]report.Status{"TA-01": report.Pass, "PA-07": report.Pass, "TA-14": report.Fail} {
-		if got[id] != want {
-			t.Errorf("%s: %s, want %s", id, got[id], want)
-		}
-	}
-	for _, s := range r.Scenarios {
-		if s.Status == report.Error {
-			t.Errorf("harness error on %s:%d %s: %s", s.File, s.Line, s.Name, s.Failure)
-		}
-	}
+	kittranscript.ToyTurnOrder(t, []string{py, filepath.Join(here(t), "toy_kernel.py")})
 }
