@@ -90,8 +90,8 @@ func (c *carried) take(m Mutant, now []byte, classes map[string]Classification) 
 	default:
 		return Result{}, false
 	}
-	old := c.sources[m.File]
-	if old == nil || !bytes.Equal(declSource(old, m.Func), declSource(now, m.Func)) || declSource(now, m.Func) == nil {
+	cur := declSource(now, m.Func)
+	if cur == nil || !bytes.Equal(declSource(c.sources[m.File], m.Func), cur) {
 		return Result{}, false
 	}
 	out := Result{Mutant: m, Status: r.Status, Failing: r.Failing, Scope: r.Scope, Detail: r.Detail,
