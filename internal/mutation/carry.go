@@ -18,7 +18,7 @@ import (
 // inside a declaration whose source is byte for byte what it was at the
 // earlier commit, and only verdicts that stay true as the suite grows (a
 // kill, a mutant that does not compile, or a survivor the committed list
-// calls equivalent, an open reading or not observable). Survivors that
+// calls equivalent, a legal variant, an open reading or not observable). Survivors that
 // need a check, unclassified ones and everything in changed code are
 // judged again. The suite also changes between campaigns, so a seeded
 // sample of the carried kills is judged again and every disagreement is
@@ -84,7 +84,7 @@ func (c *carried) take(m Mutant, now []byte, classes map[string]Classification) 
 	case Killed, Crashed, TimedOut, NotViable:
 	case Survived:
 		cl, ok := classes[m.Key]
-		if !ok || (cl.Class != Equivalent && cl.Class != OpenReading && cl.Class != NotObservable) {
+		if !ok || (cl.Class != Equivalent && cl.Class != LegalVariant && cl.Class != OpenReading && cl.Class != NotObservable) {
 			return Result{}, false
 		}
 	default:

@@ -24,6 +24,13 @@ const (
 	// specification leaves open to another that is also conforming. Clause
 	// names the open point (e.g. "A-07").
 	OpenReading Class = "open_reading"
+	// LegalVariant: the mutant is a correct kernel that says what it
+	// does: the mutated value feeds both its behaviour and a reading or
+	// default it declares at initialize (a default threshold of 4 declared
+	// as 4). Legal variants must pass, so a suite that killed it would be
+	// wrong; it leaves the denominator like an equivalent. Clause names
+	// the declaration that moves with it.
+	LegalVariant Class = "legal_variant"
 	// NeedsCheck is not an acceptance: the survivor shows a hole in the
 	// suite. Clause names the requirement it breaks and Reason the
 	// scenario or property that would kill it. It stays a survivor against
@@ -83,11 +90,11 @@ func (c Classification) check() error {
 	switch c.Class {
 	case Equivalent:
 		return nil
-	case NotObservable, OpenReading, NeedsCheck:
+	case NotObservable, OpenReading, LegalVariant, NeedsCheck:
 		if strings.TrimSpace(c.Clause) == "" {
 			return fmt.Errorf("class %s must name the clause", c.Class)
 		}
 		return nil
 	}
-	return fmt.Errorf("unknown class %q (equivalent, not_observable, open_reading or needs_check)", c.Class)
+	return fmt.Errorf("unknown class %q (equivalent, legal_variant, not_observable, open_reading or needs_check)", c.Class)
 }

@@ -32,7 +32,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	b.WriteString("\n\n")
 	if c := r.Carried; c != nil {
-		fmt.Fprintf(&b, "**Carried verdicts.** %d verdicts were carried from the campaign at `%s` instead of judged again: the same mutant in a declaration whose source is unchanged since, and only kills, mutants that do not compile, and survivors classified equivalent, open reading or not observable (carry.go). "+
+		fmt.Fprintf(&b, "**Carried verdicts.** %d verdicts were carried from the campaign at `%s` instead of judged again: the same mutant in a declaration whose source is unchanged since, and only kills, mutants that do not compile, and survivors classified equivalent, legal variant, open reading or not observable (carry.go). "+
 			"A seeded sample of %d carried kills was judged again: %d disagreed", c.Count, cell(c.From), c.Rechecked, len(c.Disagreed))
 		if len(c.Disagreed) > 0 {
 			fmt.Fprintf(&b, " (%s; their new verdicts are the ones reported)", cell(strings.Join(c.Disagreed, ", ")))
@@ -47,18 +47,18 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		"%s a new check and %s.\n\n", TargetScore*100, verdict,
 		count(r.Totals.NeedsCheck, "survivor needs", "survivors need"), count(r.Unclassed, "is unclassified", "are unclassified"))
 	b.WriteString("Spec score = killed / (viable − equivalent − open reading): the figure the target applies to, because killing a mutant that implements an open reading would fail a correct kernel; every open reading names the ambiguity or §15 reading it relies on. " +
-		"Score = killed / (viable − equivalent), the strict figure; raw = killed / viable. Not observable survivors count against both. Killed includes crashed and timed out. " +
+		"Score = killed / (viable − equivalent − legal variant), the strict figure; raw = killed / viable. A legal variant is a mutant that is a correct kernel and declares what it does (the mutated value feeds both its behaviour and a reading or default it declares at initialize): the suite must let it pass, as it lets the hand-written legal variants of the kill matrix pass. Not observable survivors count against both. Killed includes crashed and timed out. " +
 		"Needs check: a survivor the committed list names a missing scenario for (the requirement it breaks and the check that would kill it); it counts against the score until that check exists.\n\n")
 	b.WriteString("Not reached: survivors whose statement no scenario executes against the unmutated kernel (one coverage run of the whole suite).\n\n")
-	b.WriteString("| package | mutants | not viable | killed | crashed | timeout | survived | not reached | equivalent | not observable | open reading | needs check | unclassified | raw | score | spec score |\n")
-	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	b.WriteString("| package | mutants | not viable | killed | crashed | timeout | survived | not reached | equivalent | legal variant | not observable | open reading | needs check | unclassified | raw | score | spec score |\n")
+	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, s := range append(append([]Score{}, r.Packages...), r.Totals) {
 		name := "`" + s.Package + "`"
 		if s.Package == "total" {
 			name = "**total**"
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s |\n", name, s.Mutants,
-			s.NotViable+s.HarnessErrors, s.Killed, s.Crashed, s.TimedOut, s.Survived, s.Unreached, s.Equivalent, s.NotObservable,
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %s | %s | %s |\n", name, s.Mutants,
+			s.NotViable+s.HarnessErrors, s.Killed, s.Crashed, s.TimedOut, s.Survived, s.Unreached, s.Equivalent, s.LegalVariant, s.NotObservable,
 			s.OpenReading, s.NeedsCheck, s.Unclassified, pct(s.Raw), pct(s.Score), scoreCell(s))
 	}
 	b.WriteString("\n## By operator\n\n| operator | mutants | viable | killed | survived |\n|---|--:|--:|--:|--:|\n")
@@ -148,13 +148,11 @@ func code(s string) string {
 	return "`" + strings.ReplaceAll(cell(s), "`", "'") + "`"
 }
 
-// scoreCell is the score, or n/a for a package whose viable mutants are all
-// equivalent (nothing there the suite could kill).
 // scoreCell is the spec score, bold when below the target; n/a when every
 // viable mutant is equivalent.
 func scoreCell(s Score) string {
 	switch {
-	case s.Killed+s.Crashed+s.TimedOut+s.Survived-s.Equivalent-s.OpenReading == 0:
+	case s.Killed+s.Crashed+s.TimedOut+s.Survived-s.Equivalent-s.LegalVariant-s.OpenReading == 0:
 		return "n/a"
 	case s.SpecScore < TargetScore:
 		return "**" + pct(s.SpecScore) + "**"

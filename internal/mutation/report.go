@@ -58,6 +58,7 @@ type Score struct {
 	Equivalent    int      `json:"equivalent"`
 	NotObservable int      `json:"not_observable"`
 	OpenReading   int      `json:"open_reading"`
+	LegalVariant  int      `json:"legal_variant"`
 	Unclassified  int      `json:"unclassified"`
 	// NeedsCheck counts the survivors the committed list names a missing
 	// check for; like the unclassified, they count against the score.
@@ -65,7 +66,9 @@ type Score struct {
 	// Unreached counts the survivors whose statement no scenario executes.
 	Unreached int `json:"survivors_not_reached"`
 	// Raw is kills over viable mutants; Score is kills over viable
-	// mutants that are not classified equivalent. SpecScore also leaves
+	// mutants that are neither equivalent nor legal variants (a correct
+	// kernel declaring what it does, which the suite must let pass).
+	// SpecScore also leaves
 	// out the open readings: a mutant whose behaviour is a reading the
 	// specification leaves open is equivalent with respect to the
 	// specification, and a conformance suite that killed it would fail a
@@ -207,6 +210,8 @@ func (s *Score) add(r Result) {
 			s.NotObservable++
 		case OpenReading:
 			s.OpenReading++
+		case LegalVariant:
+			s.LegalVariant++
 		case NeedsCheck:
 			s.NeedsCheck++
 		}
@@ -218,8 +223,9 @@ func (s *Score) finish() {
 	if viable := kills + s.Survived; viable > 0 {
 		s.Raw = float64(kills) / float64(viable)
 	}
-	s.Score = ratio(kills, kills+s.Survived-s.Equivalent, kills+s.Survived)
-	s.SpecScore = ratio(kills, kills+s.Survived-s.Equivalent-s.OpenReading, kills+s.Survived)
+	same := s.Equivalent + s.LegalVariant
+	s.Score = ratio(kills, kills+s.Survived-same, kills+s.Survived)
+	s.SpecScore = ratio(kills, kills+s.Survived-same-s.OpenReading, kills+s.Survived)
 }
 
 // ratio is kills over counted; 1 when every viable mutant was left out of

@@ -21,24 +21,26 @@ func TestScoresLeaveOutEquivalentsAndNonViable(t *testing.T) {
 		res("a", 1, Boundary, Killed), res("a", 2, Boundary, Crashed), res("a", 3, Boundary, TimedOut),
 		res("a", 4, Boundary, Killed), res("a", 5, Boundary, NotViable), res("a", 6, Boundary, Survived),
 		res("a", 7, Boundary, Survived), res("a", 8, Boundary, Survived), res("a", 9, Boundary, HarnessError),
-		res("a", 10, Boundary, Survived),
+		res("a", 10, Boundary, Survived), res("a", 11, Boundary, Survived),
 	}
 	cfg := withDefaults(Config{Classifications: map[string]Classification{
-		rs[5].Key: {Key: rs[5].Key, Class: Equivalent, Reason: "r"},
-		rs[6].Key: {Key: rs[6].Key, Class: NotObservable, Clause: "PA-18", Reason: "r"},
-		rs[9].Key: {Key: rs[9].Key, Class: OpenReading, Clause: "A-06", Reason: "r"},
-		"gone":    {Key: "gone", Class: Equivalent, Reason: "r"},
+		rs[5].Key:  {Key: rs[5].Key, Class: Equivalent, Reason: "r"},
+		rs[6].Key:  {Key: rs[6].Key, Class: NotObservable, Clause: "PA-18", Reason: "r"},
+		rs[9].Key:  {Key: rs[9].Key, Class: OpenReading, Clause: "A-06", Reason: "r"},
+		rs[10].Key: {Key: rs[10].Key, Class: LegalVariant, Clause: "doom_loop.default_threshold", Reason: "r"},
+		"gone":     {Key: "gone", Class: Equivalent, Reason: "r"},
 	}})
 	r := newReport(cfg, []Package{{Dir: "a"}}, rs, time.Minute)
 	s := r.Packages[0]
-	// The open reading leaves the spec score only; the not observable
-	// counts against both.
-	want := Score{Package: "a", Mutants: 10, NotViable: 1, HarnessErrors: 1, Killed: 2, Crashed: 1, TimedOut: 1,
-		Survived: 4, Equivalent: 1, NotObservable: 1, OpenReading: 1, Unclassified: 1, Raw: 4.0 / 8, Score: 4.0 / 7, SpecScore: 4.0 / 6}
+	// The legal variant leaves both scores like an equivalent, the open
+	// reading the spec score only; the not observable counts against both.
+	want := Score{Package: "a", Mutants: 11, NotViable: 1, HarnessErrors: 1, Killed: 2, Crashed: 1, TimedOut: 1,
+		Survived: 5, Equivalent: 1, LegalVariant: 1, NotObservable: 1, OpenReading: 1, Unclassified: 1,
+		Raw: 4.0 / 9, Score: 4.0 / 7, SpecScore: 4.0 / 6}
 	if d := cmp.Diff(want, s); d != "" {
 		t.Errorf("score (-want +got):\n%s", d)
 	}
-	if r.MeetsGoal || r.Unclassed != 1 || len(r.Survivors) != 4 {
+	if r.MeetsGoal || r.Unclassed != 1 || len(r.Survivors) != 5 {
 		t.Errorf("meets %v, unclassified %d, survivors %d", r.MeetsGoal, r.Unclassed, len(r.Survivors))
 	}
 	if d := cmp.Diff([]string{"gone"}, r.Stale); d != "" {
