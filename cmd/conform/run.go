@@ -30,6 +30,7 @@ type runFlags struct {
 	env                      []string
 	multiplier               float64
 	slow                     bool
+	failFast                 bool
 	repeat                   int
 	// Reports for people: the HTML page and the README badge.
 	htmlOut, badgeOut, badgeJSON string
@@ -88,6 +89,7 @@ erroring scenario (conform replay DIR).`,
 	fl.DurationVar(&f.timeout, "timeout", 20*time.Second, "time one scenario's session may take before the kernel is declared hung")
 	fl.DurationVar(&f.initTimeout, "init-timeout", 10*time.Second, "time a kernel may take to start and answer initialize")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no per-scenario progress")
+	fl.BoolVar(&f.failFast, "fail-fast", false, "stop at the first scenario that fails or errs a requirement at the --require level: nothing new starts, the scenarios still running are abandoned, the report says where it stopped and makes no compliance claim (exit 1)")
 	fl.BoolVar(&f.slow, "slow", false, "also run the scenarios tagged @slow (they wait out real schedules, such as the default retry count); without it a requirement they serve passes only partially")
 	fl.Float64Var(&f.multiplier, "timeout-multiplier", 1, "scale every duration the suite uses (scenario and initialize timeouts, grace windows, deadlines) by this factor, for a slow kernel or machine")
 	fl.IntVar(&f.repeat, "repeat", 1, "run every selected scenario this many times and report any outcome that varied (exit 1 on any variation)")
@@ -119,6 +121,10 @@ func checkRunFlags(f *runFlags) error {
 		return usage("--timeout-multiplier must be between 1 and 1000, not %v", f.multiplier)
 	case f.repeat < 1:
 		return usage("--repeat must be at least 1, not %d", f.repeat)
+	case f.failFast && f.repeat > 1:
+		return usage("--fail-fast stops at the first failure and --repeat %d measures how outcomes vary over whole runs: use one", f.repeat)
+	case f.failFast && f.baseline != "":
+		return usage("--fail-fast stops at the first failure and --baseline expects some: use one")
 	}
 	return nil
 }
@@ -167,8 +173,22 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	opt.Stop = stopCtx
 	defer onSignals(cmd, interrupted, pool)()
 
+	var failedFast *report.ScenarioResult
+	if f.failFast {
+		if opt.StopWhen, err = failFast(f.require, &failedFast); err != nil {
+			return err
+		}
+	}
 	r, err := runner.RunRepeated(cmd.Context(), opt, f.repeat)
 	incomplete := errors.Is(err, runner.ErrIncomplete)
+	if incomplete && failedFast != nil && r != nil {
+		// Stopped by --fail-fast, not by a signal: the failure found is
+		// the verdict (exit 1 through the gate), and the report says where
+		// the run stopped.
+		incomplete, err = false, nil
+		r.Warnings = append(r.Warnings, fmt.Sprintf("--fail-fast: the run stopped after %s (%s) failed a requirement at level %s; the scenarios still running were abandoned and the others not run",
+			failedFast.Ref(), failedFast.Name, f.require))
+	}
 	var initErr *runner.InitError
 	switch {
 	case errors.As(err, &initErr) && r != nil:

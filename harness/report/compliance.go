@@ -81,12 +81,13 @@ func compliance(reqs []RequirementResult, opt BuildOptions) Compliance {
 	apart := ""
 	if seeds > 0 {
 		apart = fmt.Sprintf("; the %d deterministic-first %s reported apart", seeds, plural(seeds, "row is", "rows are"))
-		scope += apart
 	}
+	checked := fmt.Sprintf("%d of %s checked%s", total-notTested, scope, apart)
+	scope += apart
 	switch {
 	case opt.Interrupted:
 		c.Level = LevelNone
-		c.Label = fmt.Sprintf("no compliance claim: the run was interrupted before every scenario ran (%d of %s checked)", total-notTested, scope)
+		c.Label = fmt.Sprintf("no compliance claim: the run was interrupted before every scenario ran (%s)", checked)
 		return c
 	case opt.Shard != "":
 		c.Level = LevelNone

@@ -33,6 +33,7 @@ type collector struct {
 	keep      map[string]bool // nil: every selected scenario
 	lines     map[string]map[string]int
 	capture   func(Capture)
+	finished  func(report.ScenarioResult) // nil: nothing to tell
 }
 
 func (c *collector) add(o steps.Outcome) {
@@ -53,6 +54,9 @@ func (c *collector) add(o steps.Outcome) {
 	c.mu.Unlock()
 	if cp != nil {
 		c.capture(*cp)
+	}
+	if c.finished != nil {
+		c.finished(row)
 	}
 }
 

@@ -49,6 +49,11 @@ type Options struct {
 	// sessions are abandoned, and every scenario without a verdict is
 	// not_run. The report is still built and marked interrupted.
 	Stop context.Context
+	// StopWhen, when set, is asked about every finished scenario; once it
+	// says yes the run stops as on Stop (conform run --fail-fast: a CI job
+	// or a mutation campaign that only needs to know whether anything
+	// fails stops at the first failure instead of running the rest).
+	StopWhen func(report.ScenarioResult) bool
 	// TimeoutMultiplier scales every duration the suite uses (scenario
 	// timeout, grace windows, deadlines); values below 1 count as 1.
 	TimeoutMultiplier float64
@@ -139,9 +144,11 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	info := k.Info
 	pool.Put(k)
 
-	env := &steps.Env{Pool: pool, ScenarioTimeout: opt.ScenarioTimeout, Info: info, Stop: opt.Stop, TimeoutMultiplier: opt.TimeoutMultiplier}
+	stop, stopWhen := stopContext(opt)
+	defer stopWhen.cancel()
+	env := &steps.Env{Pool: pool, ScenarioTimeout: opt.ScenarioTimeout, Info: info, Stop: stop, TimeoutMultiplier: opt.TimeoutMultiplier}
 	col := &collector{docs: map[string]*messages.GherkinDocument{}, undefined: map[string]string{}, progress: opt.Progress, tty: opt.ProgressTTY, logLines: opt.LogLines, began: time.Now(),
-		total: len(refs), keep: keep, capture: opt.Capture}
+		total: len(refs), keep: keep, capture: opt.Capture, finished: stopWhen.check}
 	// godog's formatter registry is global and not safe for concurrent
 	// use, so one formatter is registered once and finds this run's
 	// collector by the suite name it is handed.
@@ -171,7 +178,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	suite.Run()
 
 	results := col.results()
-	interrupted := ctx.Err() != nil || (opt.Stop != nil && opt.Stop.Err() != nil)
+	interrupted := ctx.Err() != nil || (stop != nil && stop.Err() != nil)
 	warnings := append(slices.Clone(opt.Warnings), capabilityWarnings(cat, info.Capabilities)...)
 	if slowWarning != "" {
 		warnings = append(warnings, slowWarning)
