@@ -59,7 +59,10 @@ type Config struct {
 type Result struct {
 	Mutant
 	Status  Status   `json:"status"`
-	Failing []string `json:"failing,omitempty"` // requirements that failed against it
+	// Failing are the requirements that failed against it: those of the
+	// first failing scenario, since the suite runs with --fail-fast (a kill
+	// needs one failure, and the rest of the suite would only cost time).
+	Failing []string `json:"failing,omitempty"`
 	// Scope is what judged it: "package" (the scenarios tagged with its
 	// package's requirements), "suite" (the whole suite, after the
 	// package's scenarios let it through) or "unreached" (no scenario
