@@ -58,7 +58,7 @@ type Config struct {
 // Result is one judged mutant.
 type Result struct {
 	Mutant
-	Status  Status   `json:"status"`
+	Status Status `json:"status"`
 	// Failing are the requirements that failed against it: those of the
 	// first failing scenario, since the suite runs with --fail-fast (a kill
 	// needs one failure, and the rest of the suite would only cost time).
