@@ -18,9 +18,11 @@ import (
 // inside a declaration whose source is byte for byte what it was at the
 // earlier commit, and only verdicts that stay true as the suite grows (a
 // kill, a mutant that does not compile, or a survivor the committed list
-// calls equivalent, a legal variant, an open reading or not observable). Survivors that
-// need a check, unclassified ones and everything in changed code are
-// judged again. The suite also changes between campaigns, so a seeded
+// calls equivalent: it behaves as the original, so no check can see it).
+// Every other survivor is judged again: a new check or a newly declared
+// reading may kill an open reading or a not observable one, and a legal
+// variant that a new check kills is a false failure to hear about; so is
+// everything in changed code. The suite also changes between campaigns, so a seeded
 // sample of the carried kills is judged again and every disagreement is
 // reported: the figure that says how far the carried verdicts can be
 // trusted.
@@ -84,7 +86,7 @@ func (c *carried) take(m Mutant, now []byte, classes map[string]Classification) 
 	case Killed, Crashed, TimedOut, NotViable:
 	case Survived:
 		cl, ok := classes[m.Key]
-		if !ok || (cl.Class != Equivalent && cl.Class != LegalVariant && cl.Class != OpenReading && cl.Class != NotObservable) {
+		if !ok || cl.Class != Equivalent {
 			return Result{}, false
 		}
 	default:

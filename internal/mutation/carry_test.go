@@ -11,10 +11,14 @@ func TestCarryTakesOnlyVerdictsOfUnchangedCode(t *testing.T) {
 		"b-kill": {Mutant: mk("B", "b-kill"), Status: Killed},
 		"a-surv": {Mutant: mk("A", "a-surv"), Status: Survived},
 		"a-eq":   {Mutant: mk("A", "a-eq"), Status: Survived},
+		"a-open": {Mutant: mk("A", "a-open"), Status: Survived},
+		"a-lv":   {Mutant: mk("A", "a-lv"), Status: Survived},
 	}}
 	classes := map[string]Classification{
 		"a-surv": {Key: "a-surv", Class: NeedsCheck},
 		"a-eq":   {Key: "a-eq", Class: Equivalent},
+		"a-open": {Key: "a-open", Class: OpenReading},
+		"a-lv":   {Key: "a-lv", Class: LegalVariant},
 	}
 	for _, tc := range []struct {
 		key  string
@@ -24,6 +28,8 @@ func TestCarryTakesOnlyVerdictsOfUnchangedCode(t *testing.T) {
 		{"b-kill", false}, // its declaration changed
 		{"a-surv", false}, // a survivor that needs a check is judged again
 		{"a-eq", true},    // an equivalent stays equivalent
+		{"a-open", false}, // a newly declared reading may kill it
+		{"a-lv", false},   // a new check killing it would be a false failure
 		{"new", false},    // no earlier verdict
 	} {
 		fn := "A"
