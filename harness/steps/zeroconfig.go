@@ -66,21 +66,30 @@ func firm(err error, what string) error {
 }
 
 // zeroBound is the bound the scenario set to 0 and the status it ends with
-// when it fires.
-func (s *Scenario) zeroBound() (name, status string, err error) {
+// when it fires; profile names the sub-agent profile whose max_turns is 0,
+// if that is the one.
+func (s *Scenario) zeroBound() (name, status, profile string, err error) {
+	if sa := s.Cfg.Subagents; sa != nil {
+		for _, p := range sa.Profiles {
+			if p.MaxTurns != nil && *p.MaxTurns == 0 {
+				return "subagents.profiles[" + p.Name + "].max_turns", wire.StatusErrorMaxTurns, p.Name, nil
+			}
+		}
+	}
 	b := s.Cfg.Bounds
 	switch {
 	case b.MaxTurns != nil && *b.MaxTurns == 0:
-		return "max_turns", wire.StatusErrorMaxTurns, nil
+		return "max_turns", wire.StatusErrorMaxTurns, "", nil
 	case b.MaxWallClockS != nil && *b.MaxWallClockS == 0:
-		return "max_wall_clock_s", wire.StatusErrorMaxWallClock, nil
+		return "max_wall_clock_s", wire.StatusErrorMaxWallClock, "", nil
 	case b.Weights != nil && b.Weights.MaxWeightedTokens == 0:
-		return "weights.max_weighted_tokens", wire.StatusErrorMaxBudgetUSD, nil
+		return "weights.max_weighted_tokens", wire.StatusErrorMaxBudgetUSD, "", nil
 	}
-	return "", "", errors.New("the scenario sets no bound to 0 (max_turns, max_wall_clock_s or weights.max_weighted_tokens)")
+	return "", "", "", errors.New("the scenario sets no bound to 0 (max_turns, max_wall_clock_s, weights.max_weighted_tokens or a sub-agent profile's max_turns)")
 }
 
-// TA-02/TA-04/TA-05 under bound.zero: "refused" answers the config -32001
+// TA-02/TA-04/TA-05 under bound.zero (a sub-agent profile's max_turns is
+// the child's turn cap, TA-02): "refused" answers the config -32001
 // before anything starts; "fires_at_first_check" runs one ordinary turn,
 // whose step 17 finds the bound reached, then the final-answer turn, and
 // ends with the bound's status. "Unbounded" is no reading: an unset bound
@@ -91,7 +100,7 @@ func (s *Scenario) zeroBoundAsDeclared() error {
 	if err != nil {
 		return err
 	}
-	name, status, err := s.zeroBound()
+	name, status, profile, err := s.zeroBound()
 	if err != nil {
 		return err
 	}
@@ -102,6 +111,11 @@ func (s *Scenario) zeroBoundAsDeclared() error {
 		what := fmt.Sprintf("%s = fires_at_first_check, %s 0", readingBoundZero, name)
 		if err := s.mustHaveRun(); err != nil {
 			return fmt.Errorf("%s: %w", what, err)
+		}
+		if profile != "" {
+			// The child's final-answer turn and status are TA-08's and
+			// TA-21's, as for any child (saChildTurns).
+			return firm(s.saChildTurns(profile, "child", 1), what)
 		}
 		return errors.Join(firm(s.ordinaryTurns(1), what), firm(s.oneFinalTurn(), what), firm(s.statusNamesBound(status), what))
 	}
