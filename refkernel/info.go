@@ -3,7 +3,10 @@ package refkernel
 import (
 	"strconv"
 
+	"github.com/agentconform/conform/refkernel/bounds"
 	"github.com/agentconform/conform/refkernel/doomloop"
+	"github.com/agentconform/conform/refkernel/hooks"
+	"github.com/agentconform/conform/refkernel/internal/canon"
 	"github.com/agentconform/conform/refkernel/loop"
 	"github.com/agentconform/conform/refkernel/plangate"
 	"github.com/agentconform/conform/refkernel/retry"
@@ -46,6 +49,9 @@ func Readings() map[string]string {
 		"doom_loop.model_check_min_confidence": strconv.FormatFloat(doomloop.Confident, 'f', -1, 64),
 		"bound.soft_resume":                    "fresh_allowance", // see package bounds for its readings
 		"bound.cost_fires_at":                  "remaining_budget_le_zero",
+		"bound.zero":                           bounds.ZeroBound,
+		"hooks.zero_timeout":                   hooks.ZeroTimeout,
+		"doom_loop.number_identity":            canon.Numbers,
 		"circuit_breaker.status":               plangate.BreakerStatus,
 		"circuit_breaker.default":              "off",
 		"plan.max_asks":                        strconv.Itoa(plangate.MaxAsks),
