@@ -247,6 +247,7 @@ Feature: Error recovery
     And the model fails every request with "context_length_exceeded"
     When the session runs
     Then the model was asked fewer than 20 times
+    And the kernel made as many reduce passes as its errors.max_reductions says
     And the session ends with the kernel's model-error status
 
   @ER-07 @must
@@ -359,7 +360,20 @@ Feature: Error recovery
     And the model answers request 2 with text "The sync failed."
     When the session runs
     Then every tool/invoke of a call counts its attempts up from 1
+    And every call of "sync" was invoked as often as the kernel's errors.tool_retries says
     And model request 2 holds a result for the call of request 1
+
+  @ER-11 @must
+  Scenario: a retryable error of a data_source call is retried as often as the kernel declares
+    A data_source call may be retried like an idempotent resource. How
+    often is the kernel's (errors.tool_retries); undeclared, no count is
+    asserted.
+    Given a data_source tool "lookup" from provider "stats" that the policy allows
+    And the tool "lookup" answers every call with a retryable "unknown" error
+    And the model answers request 1 with call lookup(key "orders")
+    And the model answers request 2 with text "The lookup failed."
+    When the session runs
+    Then every call of "lookup" was invoked as often as the kernel's errors.tool_retries says
 
   @ER-11 @must
   Scenario: a failed interactive call is never retried automatically
@@ -425,6 +439,24 @@ Feature: Error recovery
     When the session runs
     Then model request 2 holds an error result for the call of request 1
     And the error result for the call of request 1 is categorised "unknown" wherever the kernel names a category
+
+  @ER-12 @must
+  Scenario: a one-character output that matches the tool's output_schema is a success
+    The shortest outputs are read as the JSON they are: a single digit is
+    a number, never an absent output.
+    Given a data_source tool "count" from provider "stats" that the policy allows
+    And the tool "count" declares this output schema:
+      """
+      {"type": "integer"}
+      """
+    And the tool "count" returns this output:
+      """
+      7
+      """
+    And the model answers request 1 with call count(table "orders")
+    And the model answers request 2 with text "Counted."
+    When the session runs
+    Then model request 2 holds the result of the call of request 1 as a success
 
   @ER-12 @must
   Scenario Outline: an output of a <kind> call that matches the tool's output_schema is a success

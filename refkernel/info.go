@@ -62,6 +62,8 @@ func Readings() map[string]string {
 		"model_error.status":                   wire.StatusFailed,
 		"retry.jitter_min_ratio":               strconv.FormatFloat(retry.JitterMinRatio, 'f', -1, 64),
 		"retry.session_max_retries.default":    strconv.Itoa(retry.DefaultSessionMaxRetries),
+		"errors.max_reductions":                strconv.Itoa(retry.MaxReductions),
+		"errors.tool_retries":                  strconv.Itoa(retry.MaxToolRetries),
 		"errors.crash_breaker.count":           "per_provider_in_a_row",
 		"hooks.unknown_tool":                   "no_tool_hooks",
 		"hooks.observe_failure_record":         wire.EventHookError,
