@@ -28,13 +28,17 @@ Feature: Error recovery
   after the first attempt ("Retries per call" in the protocol), so a call
   is attempted at most max_retries + 1 times.
 
-  Only partly observable, and not asserted: that the waits are jittered
-  (arrival times cannot tell jitter from the machine's scheduling noise),
-  raw retry-after headers (the protocol carries retry_after_ms only), the
-  default of 5 retries (its schedule alone takes at least 7.75 s), and
-  automatic retries of idempotent resources and data sources (allowed, not
-  required: only their attempt numbers are checked, 1 on the first try and
-  one more on each retry).
+  That the waits are jittered is asserted only for a kernel that announces
+  them (delay_ms in its retry events, PROTOCOL.md §8.4): arrival times
+  cannot tell jitter from the machine's scheduling noise, but announced
+  delays can be judged exactly, against the same bounds, and the retry
+  must not come sooner than announced. Not asserted: raw retry-after
+  headers (the protocol carries retry_after_ms only), the default of 5
+  retries outside the slow run (its schedule alone takes at least 7.75 s),
+  and how often idempotent resources and data sources are retried unless
+  the kernel declares it (errors.tool_retries; allowed, not required: the
+  attempt numbers are checked, 1 on the first try and one more on each
+  retry).
 
   @ER-01 @must
   Scenario Outline: <category> is retried with growing waits until it succeeds
@@ -45,6 +49,7 @@ Feature: Error recovery
     Then the model was asked 4 times
     And model requests 1 to 4 are the same request with attempts counting up
     And the waits before model requests 2 to 4 follow a backoff from 40 ms growing by a factor of 2
+    And every retry event's delay_ms lies within the kernel's backoff bounds from 40 ms growing by a factor of 2, and no retry came sooner
     And the session ends with status "completed"
 
     Examples:
@@ -65,6 +70,8 @@ Feature: Error recovery
     And the model fails each of 12 calls 2 times with "rate_limited", answers each with a call to "search" whose query changes each time, then with text "Done."
     When the session runs
     Then the waits of all 24 retries, taken together, follow a backoff from 40 ms growing by a factor of 10
+    And every retry event's delay_ms lies within the kernel's backoff bounds from 40 ms growing by a factor of 10, and no retry came sooner
+    And the retry events' delay_ms are jittered
 
   @ER-01 @must
   Scenario: a retry-after longer than the backoff is honoured in full

@@ -61,6 +61,7 @@ func Readings() map[string]string {
 		"subagents.parent_mismatch":            "invalid_params",
 		"model_error.status":                   wire.StatusFailed,
 		"retry.jitter_min_ratio":               strconv.FormatFloat(retry.JitterMinRatio, 'f', -1, 64),
+		"retry.jitter_max_ratio":               "1", // equal jitter never waits above nominal (retry.Backoff.Delay)
 		"retry.session_max_retries.default":    strconv.Itoa(retry.DefaultSessionMaxRetries),
 		"errors.max_reductions":                strconv.Itoa(retry.MaxReductions),
 		"errors.tool_retries":                  strconv.Itoa(retry.MaxToolRetries),
