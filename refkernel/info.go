@@ -70,7 +70,8 @@ func Readings() map[string]string {
 		"hooks.observe_failure_record":         wire.EventHookError,
 		"policy.always_scope":                  "refused_unless_persist_always",
 		"plan.preview_timeout_ms":              strconv.Itoa(int(loop.DefaultPreviewTimeout.Milliseconds())),
-		"df.reopen_history":                    "fresh", // see package dfirst
+		"df.reopen_history":                    "fresh",     // see package dfirst
+		"trace.child_sessions":                 "own_trace", // a session span is a new root (trace.sdkTracer.Start)
 	}
 }
 

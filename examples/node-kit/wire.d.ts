@@ -169,7 +169,7 @@ export interface Readings {
   "depth.meaning"?: "tree" | "remaining";
   "concurrency.undeclared_data_source"?: string; "hooks.policy_deny_ends_chain"?: string; "hooks.veto_points"?: string;
   "hooks.transforms"?: "applied" | "observe_only"; "hooks.transform_history"?: string; "plan.refused_decision"?: string; "plan.preview_timeout_ms"?: string; "plan.max_asks"?: string;
-  "errors.crash_breaker.count"?: string; "bound.soft_resume"?: string; "df.reopen_history"?: string;
+  "errors.crash_breaker.count"?: string; "bound.soft_resume"?: string; "df.reopen_history"?: string; "trace.child_sessions"?: string;
 }
 
 // ---- the message parts, one per schema file --------------------------------
