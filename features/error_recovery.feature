@@ -28,13 +28,17 @@ Feature: Error recovery
   after the first attempt ("Retries per call" in the protocol), so a call
   is attempted at most max_retries + 1 times.
 
-  Only partly observable, and not asserted: that the waits are jittered
-  (arrival times cannot tell jitter from the machine's scheduling noise),
-  raw retry-after headers (the protocol carries retry_after_ms only), the
-  default of 5 retries (its schedule alone takes at least 7.75 s), and
-  automatic retries of idempotent resources and data sources (allowed, not
-  required: only their attempt numbers are checked, 1 on the first try and
-  one more on each retry).
+  That the waits are jittered is asserted only for a kernel that announces
+  them (delay_ms in its retry events, PROTOCOL.md §8.4): arrival times
+  cannot tell jitter from the machine's scheduling noise, but announced
+  delays can be judged exactly, against the same bounds, and the retry
+  must not come sooner than announced. Not asserted: raw retry-after
+  headers (the protocol carries retry_after_ms only), the default of 5
+  retries outside the slow run (its schedule alone takes at least 7.75 s),
+  and how often idempotent resources and data sources are retried unless
+  the kernel declares it (errors.tool_retries; allowed, not required: the
+  attempt numbers are checked, 1 on the first try and one more on each
+  retry).
 
   @ER-01 @must
   Scenario Outline: <category> is retried with growing waits until it succeeds
@@ -45,6 +49,7 @@ Feature: Error recovery
     Then the model was asked 4 times
     And model requests 1 to 4 are the same request with attempts counting up
     And the waits before model requests 2 to 4 follow a backoff from 40 ms growing by a factor of 2
+    And every retry event's delay_ms lies within the kernel's backoff bounds from 40 ms growing by a factor of 2, and no retry came sooner
     And the session ends with status "completed"
 
     Examples:
@@ -65,6 +70,8 @@ Feature: Error recovery
     And the model fails each of 12 calls 2 times with "rate_limited", answers each with a call to "search" whose query changes each time, then with text "Done."
     When the session runs
     Then the waits of all 24 retries, taken together, follow a backoff from 40 ms growing by a factor of 10
+    And every retry event's delay_ms lies within the kernel's backoff bounds from 40 ms growing by a factor of 10, and no retry came sooner
+    And the retry events' delay_ms are jittered
 
   @ER-01 @must
   Scenario: a retry-after longer than the backoff is honoured in full
@@ -247,6 +254,7 @@ Feature: Error recovery
     And the model fails every request with "context_length_exceeded"
     When the session runs
     Then the model was asked fewer than 20 times
+    And the kernel made as many reduce passes as its errors.max_reductions says
     And the session ends with the kernel's model-error status
 
   @ER-07 @must
@@ -359,7 +367,20 @@ Feature: Error recovery
     And the model answers request 2 with text "The sync failed."
     When the session runs
     Then every tool/invoke of a call counts its attempts up from 1
+    And every call of "sync" was invoked as often as the kernel's errors.tool_retries says
     And model request 2 holds a result for the call of request 1
+
+  @ER-11 @must
+  Scenario: a retryable error of a data_source call is retried as often as the kernel declares
+    A data_source call may be retried like an idempotent resource. How
+    often is the kernel's (errors.tool_retries); undeclared, no count is
+    asserted.
+    Given a data_source tool "lookup" from provider "stats" that the policy allows
+    And the tool "lookup" answers every call with a retryable "unknown" error
+    And the model answers request 1 with call lookup(key "orders")
+    And the model answers request 2 with text "The lookup failed."
+    When the session runs
+    Then every call of "lookup" was invoked as often as the kernel's errors.tool_retries says
 
   @ER-11 @must
   Scenario: a failed interactive call is never retried automatically
@@ -425,6 +446,24 @@ Feature: Error recovery
     When the session runs
     Then model request 2 holds an error result for the call of request 1
     And the error result for the call of request 1 is categorised "unknown" wherever the kernel names a category
+
+  @ER-12 @must
+  Scenario: a one-character output that matches the tool's output_schema is a success
+    The shortest outputs are read as the JSON they are: a single digit is
+    a number, never an absent output.
+    Given a data_source tool "count" from provider "stats" that the policy allows
+    And the tool "count" declares this output schema:
+      """
+      {"type": "integer"}
+      """
+    And the tool "count" returns this output:
+      """
+      7
+      """
+    And the model answers request 1 with call count(table "orders")
+    And the model answers request 2 with text "Counted."
+    When the session runs
+    Then model request 2 holds the result of the call of request 1 as a success
 
   @ER-12 @must
   Scenario Outline: an output of a <kind> call that matches the tool's output_schema is a success

@@ -22,3 +22,19 @@ Feature: Trace instrumentation
     And every tool invoke lies inside a tool_execution span within its turn span
     And every interactive call lies inside a tool_execution span within its turn span
     And a policy_chain span in each turn encloses that turn's plan decisions and ends before "write" is applied
+
+  @TA-17 @must
+  Scenario: a child session's spans link to the parent's trace as the kernel declares
+    Whether a sub-agent's session starts a trace of its own or continues
+    the parent's under the spawning call is not specified; the kernel
+    declares which (trace.child_sessions) and is held to it. Undeclared,
+    the link is only recorded.
+    Given a spawn-capable tool "spawn_agent" from provider "agents"
+    And a policy rule "allow-spawn" that allows "spawn_agent"
+    And sub-agents may nest 1 deep with at most 2 running per parent
+    And a sub-agent profile "worker" with no tools
+    And telemetry is on
+    And the model answers request 1 with call spawn_agent(profile "worker", prompt "Check the notes")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the child sessions' spans link to the parent's trace as the kernel's trace.child_sessions says

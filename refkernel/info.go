@@ -67,13 +67,17 @@ func Readings() map[string]string {
 		"subagents.parent_mismatch":            "invalid_params",
 		"model_error.status":                   wire.StatusFailed,
 		"retry.jitter_min_ratio":               strconv.FormatFloat(retry.JitterMinRatio, 'f', -1, 64),
+		"retry.jitter_max_ratio":               "1", // equal jitter never waits above nominal (retry.Backoff.Delay)
 		"retry.session_max_retries.default":    strconv.Itoa(retry.DefaultSessionMaxRetries),
+		"errors.max_reductions":                strconv.Itoa(retry.MaxReductions),
+		"errors.tool_retries":                  strconv.Itoa(retry.MaxToolRetries),
 		"errors.crash_breaker.count":           "per_provider_in_a_row",
 		"hooks.unknown_tool":                   "no_tool_hooks",
 		"hooks.observe_failure_record":         wire.EventHookError,
 		"policy.always_scope":                  "refused_unless_persist_always",
 		"plan.preview_timeout_ms":              strconv.Itoa(int(loop.DefaultPreviewTimeout.Milliseconds())),
-		"df.reopen_history":                    "fresh", // see package dfirst
+		"df.reopen_history":                    "fresh",     // see package dfirst
+		"trace.child_sessions":                 "own_trace", // a session span is a new root (trace.sdkTracer.Start)
 	}
 }
 

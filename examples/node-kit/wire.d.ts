@@ -165,11 +165,13 @@ export interface Readings {
   "doom_loop.default_threshold"?: string; "doom_loop.status"?: TerminalStatus; "circuit_breaker.status"?: TerminalStatus;
   "hooks.transform_abort_status"?: TerminalStatus; "max_depth.default"?: string; "subagents.max_concurrent.default"?: string;
   "retry.session_max_retries.default"?: string; "retry.jitter_min_ratio"?: string; "retry.jitter_max_ratio"?: string;
-  "retry.added_delay_ms"?: string; "model_error.status"?: TerminalStatus; "depth.meaning"?: "tree" | "remaining";
+  "retry.added_delay_ms"?: string; "model_error.status"?: TerminalStatus; "errors.max_reductions"?: string; "errors.tool_retries"?: string;
+  "depth.meaning"?: "tree" | "remaining";
   "concurrency.undeclared_data_source"?: string; "hooks.policy_deny_ends_chain"?: string; "hooks.veto_points"?: string;
   "hooks.transforms"?: "applied" | "observe_only"; "hooks.transform_history"?: string; "plan.refused_decision"?: string; "plan.preview_timeout_ms"?: string; "plan.max_asks"?: string;
   "errors.crash_breaker.count"?: string; "bound.soft_resume"?: string; "df.reopen_history"?: string;
   "bound.zero"?: string; "hooks.zero_timeout"?: string; "doom_loop.number_identity"?: string;
+  "errors.crash_breaker.count"?: string; "bound.soft_resume"?: string; "df.reopen_history"?: string; "trace.child_sessions"?: string;
 }
 
 // ---- the message parts, one per schema file --------------------------------

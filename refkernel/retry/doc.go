@@ -5,6 +5,9 @@
 // The loop asks two swappable parts: Policy after every model error, and
 // ToolPolicy around every tool invoke. Backoff and StandardTools are the
 // reference parts; the readings they stand for are documented next to the
-// code and declared in the kernel's initialize answer (JitterMinRatio,
-// DefaultSessionMaxRetries).
+// code and declared in the kernel's initialize answer from the same
+// constants the code uses (JitterMinRatio, DefaultSessionMaxRetries,
+// MaxReductions as errors.max_reductions, MaxToolRetries as
+// errors.tool_retries), so that changing one changes both; equal jitter
+// never waits above nominal, declared as retry.jitter_max_ratio 1.
 package retry

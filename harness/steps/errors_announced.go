@@ -1,0 +1,179 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// Announced backoff delays (ER-01). Arrival times cannot tell a jittered
+// wait from a fixed one plus the machine's scheduling noise, nor a wait a
+// little above its bound from a late one, so the timing checks keep wide
+// margins (errors_backoff.go). A kernel that announces each retry in a
+// `retry` event with `delay_ms` (PROTOCOL.md §8.4: the wait it is about to
+// make) says what it waits, and what it says can be judged exactly:
+//
+//   - every announced delay lies within the bounds its readings give
+//     (retry.jitter_min_ratio, retry.jitter_max_ratio, retry.added_delay_ms;
+//     a retry-after raises the floor), and the retry really came no sooner
+//     than announced (a floor, which load never breaks);
+//   - the announced delays are jittered: of the retries with the same
+//     nominal delay, not every one announces the same delay.
+//
+// A kernel that sends no retry event, or one without delay_ms, is not
+// reached here; its waits are still judged by their arrival times.
+
+func init() {
+	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+		sc.Step(stepRE(`^every retry event's delay_ms lies within the kernel's backoff bounds from (\d+) ms growing by a factor of ([0-9.]+), and no retry came sooner$`), s.proves(s.announcedWithinBounds, "ER-01"))
+		sc.Step(stepRE(`^the retry events' delay_ms are jittered$`), s.proves(s.announcedJittered, "ER-01"))
+	})
+}
+
+// announcedRetry is one retry event with the retry it announces.
+type announcedRetry struct {
+	turn       string
+	attempt    int // the failed attempt, the retry's number within its call
+	delay      time.Duration
+	retryAfter time.Duration
+	wait       time.Duration // measured: the error answer to the retry's arrival
+	measured   bool
+}
+
+// announcedRetries pairs each root retry event carrying delay_ms with the
+// model request that failed (same turn, same attempt) and the one after it.
+func (s *Scenario) announcedRetries() []announcedRetry {
+	type key struct {
+		turn    string
+		attempt int
+	}
+	waits := map[key]time.Duration{}
+	afters := map[key]time.Duration{}
+	es := s.modelEntries()
+	for i := 1; i < len(es); i++ {
+		prev, cur := es[i-1], es[i]
+		me := modelErrorOf(prev)
+		pp, _ := prev.Value.(wire.ModelStreamParams)
+		cp, _ := cur.Value.(wire.ModelStreamParams)
+		if me == nil || pp.CallContext.TurnID != cp.CallContext.TurnID {
+			continue
+		}
+		k := key{pp.CallContext.TurnID, pp.Attempt}
+		waits[k] = cur.Start.Sub(prev.End)
+		if me.RetryAfterMS != nil {
+			afters[k] = time.Duration(*me.RetryAfterMS) * time.Millisecond
+		}
+	}
+	var out []announcedRetry
+	for _, ev := range s.rootEvents() {
+		if ev.Kind != wire.EventRetry {
+			continue
+		}
+		ms, ok := payloadNumber(ev.Payload["delay_ms"])
+		if !ok {
+			continue
+		}
+		at, _ := payloadNumber(ev.Payload["attempt"])
+		a := announcedRetry{turn: ev.TurnID, attempt: int(at), delay: time.Duration(ms * float64(time.Millisecond))}
+		k := key{ev.TurnID, a.attempt}
+		a.wait, a.measured = waits[k]
+		a.retryAfter = afters[k]
+		out = append(out, a)
+	}
+	return out
+}
+
+// payloadNumber reads a JSON number of an event payload.
+func payloadNumber(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// announceSlack covers delay_ms being whole milliseconds.
+const announceSlack = time.Millisecond
+
+func (s *Scenario) announcedWithinBounds(baseMS int, factor float64) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	as := s.announcedRetries()
+	if len(as) == 0 {
+		return notReached("the kernel announced no retry with delay_ms in a retry event (a recommended payload)")
+	}
+	r := s.backoffReading()
+	base := time.Duration(baseMS) * time.Millisecond
+	var bad []string
+	for _, a := range as {
+		if a.attempt < 1 {
+			bad = append(bad, fmt.Sprintf("a retry event of turn %s announces %v without the attempt it retries", a.turn, a.delay))
+			continue
+		}
+		n := nominalDelay(base, factor, a.attempt)
+		lo, hi, _ := s.waitBounds(r, n, a.retryAfter)
+		switch {
+		case a.delay+announceSlack < lo:
+			bad = append(bad, fmt.Sprintf("retry %d of turn %s announces %v, below its floor %v (nominal %v)", a.attempt, a.turn, a.delay, lo, n))
+		case a.delay > hi+announceSlack:
+			bad = append(bad, fmt.Sprintf("retry %d of turn %s announces %v, above its bound %v (nominal %v)", a.attempt, a.turn, a.delay, hi, n))
+		case a.measured && a.wait+announceSlack < a.delay:
+			bad = append(bad, fmt.Sprintf("retry %d of turn %s announces %v but came %v after the error answer", a.attempt, a.turn, a.delay, a.wait.Round(time.Millisecond/10)))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("expected every delay_ms the kernel announces to lie within its backoff bounds from %v growing by %g (%s), and no retry sooner than announced: %s", base, factor, r, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// ER-01 ("exponential backoff plus jitter"): of the retries with the same
+// nominal delay and no retry-after, not all announce the same delay.
+func (s *Scenario) announcedJittered() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	byAttempt := map[int][]time.Duration{}
+	for _, a := range s.announcedRetries() {
+		if a.retryAfter == 0 && a.attempt >= 1 {
+			byAttempt[a.attempt] = append(byAttempt[a.attempt], a.delay)
+		}
+	}
+	var groups []int
+	for k, ds := range byAttempt {
+		if len(ds) >= 2 {
+			groups = append(groups, k)
+		}
+	}
+	if len(groups) == 0 {
+		return notReached("the kernel announced no two retries of the same rank with delay_ms in a retry event (a recommended payload)")
+	}
+	sort.Ints(groups)
+	var same []string
+	for _, k := range groups {
+		ds := byAttempt[k]
+		lo, hi := ds[0], ds[0]
+		for _, d := range ds {
+			lo, hi = min(lo, d), max(hi, d)
+		}
+		if hi-lo > announceSlack {
+			return nil
+		}
+		same = append(same, fmt.Sprintf("all %d retries %d announce %v", len(ds), k, lo))
+	}
+	return fmt.Errorf("expected the announced backoff delays to be jittered (ER-01: exponential backoff plus jitter), they never vary: %s", strings.Join(same, "; "))
+}
