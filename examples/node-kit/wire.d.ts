@@ -171,7 +171,7 @@ export interface Readings {
   "hooks.transforms"?: "applied" | "observe_only"; "hooks.transform_history"?: string; "plan.refused_decision"?: string; "plan.preview_timeout_ms"?: string; "plan.max_asks"?: string;
   "errors.crash_breaker.count"?: string; "bound.soft_resume"?: string; "df.reopen_history"?: string;
   "bound.zero"?: string; "hooks.zero_timeout"?: string; "doom_loop.number_identity"?: string;
-  "errors.crash_breaker.count"?: string; "bound.soft_resume"?: string; "df.reopen_history"?: string; "trace.child_sessions"?: string;
+  "trace.child_sessions"?: string;
 }
 
 // ---- the message parts, one per schema file --------------------------------
