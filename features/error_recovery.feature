@@ -373,9 +373,10 @@ Feature: Error recovery
   @ER-11 @must
   Scenario: a retryable error of a data_source call is retried as often as the kernel declares
     A data_source call may be retried like an idempotent resource. How
-    often is the kernel's (errors.tool_retries); undeclared, no count is
-    asserted.
-    Given a data_source tool "lookup" from provider "stats" that the policy allows
+    often is the kernel's (errors.tool_retries); undeclared, the scenario
+    is skipped (nothing else in it is asserted).
+    Given the kernel declares its reading of "errors.tool_retries"
+    And a data_source tool "lookup" from provider "stats" that the policy allows
     And the tool "lookup" answers every call with a retryable "unknown" error
     And the model answers request 1 with call lookup(key "orders")
     And the model answers request 2 with text "The lookup failed."

@@ -28,8 +28,9 @@ Feature: Trace instrumentation
     Whether a sub-agent's session starts a trace of its own or continues
     the parent's under the spawning call is not specified; the kernel
     declares which (trace.child_sessions) and is held to it. Undeclared,
-    the link is only recorded.
-    Given a spawn-capable tool "spawn_agent" from provider "agents"
+    the scenario is skipped.
+    Given the kernel declares its reading of "trace.child_sessions"
+    And a spawn-capable tool "spawn_agent" from provider "agents"
     And a policy rule "allow-spawn" that allows "spawn_agent"
     And sub-agents may nest 1 deep with at most 2 running per parent
     And a sub-agent profile "worker" with no tools

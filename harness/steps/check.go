@@ -74,6 +74,20 @@ func unverifiable(format string, args ...any) error {
 	return &unverifiableError{why: fmt.Sprintf(format, args...)}
 }
 
+// notApplicableError marks a check whose premise is something optional the
+// kernel does not offer: a payload it does not send, a reading it does not
+// declare. Such a check is not recorded at all, so that it neither passes
+// nor leaves its requirement not reached: the requirement is judged by the
+// scenario's other checks, which assert what every kernel must do, exactly
+// as for a kernel before the check existed.
+type notApplicableError struct{ why string }
+
+func (e *notApplicableError) Error() string { return e.why }
+
+func notApplicable(format string, args ...any) error {
+	return &notApplicableError{why: fmt.Sprintf(format, args...)}
+}
+
 // splitError is one check whose assertion has a different outcome for some
 // of the requirements it proves: the blamed ones get err, the others get
 // rest (nil: pass). A kernel that declares it cannot apply transforms fails
@@ -137,6 +151,10 @@ func (s *Scenario) proves(fn any, ids ...string) any {
 // record files one check's outcome under the current step; a split
 // outcome files one per group of requirements.
 func (s *Scenario) record(declared []string, err error) {
+	var na *notApplicableError
+	if errors.As(err, &na) {
+		return
+	}
 	var split *splitError
 	if !errors.As(err, &split) {
 		s.Checks = append(s.Checks, s.outcome(declared, declared, err))
