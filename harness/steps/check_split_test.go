@@ -32,3 +32,18 @@ func TestRecordSplitOutcome(t *testing.T) {
 		t.Errorf("a check proving nothing here keeps one entry for the attribution lint: %+v", none.Checks)
 	}
 }
+
+// A check whose premise the kernel does not offer leaves no entry, so the
+// requirement is judged by the scenario's other checks alone; not reached
+// is still recorded.
+func TestRecordNotApplicable(t *testing.T) {
+	s := &Scenario{tagged: map[string]bool{"ER-01": true}}
+	s.record([]string{"ER-01"}, notApplicable("no delay_ms announced"))
+	if len(s.Checks) != 0 {
+		t.Errorf("a check that does not apply was recorded: %+v", s.Checks)
+	}
+	s.record([]string{"ER-01"}, notReached("no retry"))
+	if len(s.Checks) != 1 || s.Checks[0].Status != CheckNotReached {
+		t.Errorf("not reached must stay recorded: %+v", s.Checks)
+	}
+}
