@@ -62,9 +62,29 @@ Feature: Doom-loop detection
 
     Examples:
       | threshold |
+      | 2         |
       | 3         |
       | 4         |
       | 5         |
+
+  @TA-26 @must
+  Scenario Outline: a window_size of <window> calls leaves the threshold of 3 in charge
+    window_size is the number of calls the detector looks back over and may
+    be as small as the threshold (A-05: only the threshold drives the hash
+    tier); a kernel that refuses a window equal to its threshold refuses a
+    setting the config allows.
+    Given the doom-loop threshold is 3
+    And the doom-loop detector looks back over <window> calls
+    And the model answers every request with the same call to "search"
+    When the session runs
+    Then the kernel ran 3 ordinary turns
+    And exactly one final-answer turn followed
+    And the session ends with the kernel's doom-loop status
+
+    Examples:
+      | window |
+      | 3      |
+      | 8      |
 
   @TA-26 @must
   Scenario: one identical call short of the threshold does not fire
@@ -143,8 +163,32 @@ Feature: Doom-loop detection
     And the model answers every request with a call to "search" whose query changes each time
     When the session runs
     Then the kernel asked the model whether the session is looping
+    And the kernel asked whether the session is looping each time the window of calls filled
+    And every loop check showed the model the calls of its window
+    And every loop check asked the model for the agreed answer form
     And the session took the limit path before its turn bound
     And the session ends with the kernel's doom-loop status
+
+  @TA-13 @should
+  Scenario Outline: a yes with confidence <confidence> <form> takes the limit path
+    PROTOCOL.md §7.3 fixes the answer: one JSON object in the reply's text,
+    possibly with text around it, acted on when looping is true with a
+    confidence of at least 0.8; a text streamed in pieces is one text.
+    Given the session allows at most 12 turns
+    And the doom-loop model check looks at windows of 3 calls
+    And the model's loop check <answer> that the session is looping with confidence <confidence>
+    And the model answers every request with a call to "search" whose query changes each time
+    When the session runs
+    Then the kernel asked the model whether the session is looping
+    And the kernel asked whether the session is looping each time the window of calls filled
+    And the session took the limit path before its turn bound
+    And the session ends with the kernel's doom-loop status
+
+    Examples:
+      | confidence | form                             | answer                                    |
+      | 0.8        | (the threshold itself)           | answers                                   |
+      | 0.9        | with text around the JSON object | answers, with text around the JSON object, |
+      | 0.85       | streamed in 3 text deltas        | answers in 3 text pieces                  |
 
   @TA-13 @should
   Scenario: a "not looping" answer lets the session go on
@@ -154,14 +198,65 @@ Feature: Doom-loop detection
     And the model answers every request with a call to "search" whose query changes each time
     When the session runs
     Then the kernel asked the model whether the session is looping
+    And the kernel asked whether the session is looping each time the window of calls filled
+    And every loop check showed the model the calls of its window
+    And every loop check asked the model for the agreed answer form
     And the session reached its turn bound
 
   @TA-13 @should
-  Scenario: an unsure "looping" answer is not acted on
+  Scenario Outline: an unsure "looping" answer (confidence <confidence>) is not acted on
     Given the session allows at most 6 turns
     And the doom-loop model check looks at windows of 2 calls
-    And the model's loop check answers that the session is looping with confidence 0.3
+    And the model's loop check answers that the session is looping with confidence <confidence>
     And the model answers every request with a call to "search" whose query changes each time
     When the session runs
     Then the kernel asked the model whether the session is looping
+    And the kernel asked whether the session is looping each time the window of calls filled
+    And the session reached its turn bound
+
+    Examples:
+      | confidence |
+      | 0.3        |
+      | 0.79       |
+
+  @TA-13 @should
+  Scenario: a window of one call asks after every call
+    Given the session allows at most 4 turns
+    And the doom-loop model check looks at windows of 1 call
+    And the model's loop check answers that the session is not looping
+    And the model answers every request with a call to "search" whose query changes each time
+    When the session runs
+    Then the kernel asked the model whether the session is looping
+    And the kernel asked whether the session is looping each time the window of calls filled
+    And every loop check showed the model the calls of its window
+    And the session reached its turn bound
+
+  @TA-13 @should
+  Scenario: the window counts calls, not turns: two calls a turn fill a window of 4 in two turns
+    The reading doom_loop.model_check_counts says what the window counts;
+    a kernel that declares none may count calls or turns.
+    Given the session allows at most 6 turns
+    And the doom-loop model check looks at windows of 4 calls
+    And the model's loop check answers that the session is not looping
+    And the model answers every request with calls to "search" and "search", whose query changes each time
+    When the session runs
+    Then the kernel asked the model whether the session is looping
+    And the kernel asked whether the session is looping each time the window of calls filled
+    And every loop check showed the model the calls of its window
+    And the session reached its turn bound
+
+  @TA-13 @should
+  Scenario: interactive calls do not fill the window of a kernel that counts the detector's calls
+    Interactive calls are invisible to the doom-loop sequence (A-03); a
+    kernel declaring doom_loop.model_check_counts = relevant_calls leaves
+    them out of the window, one declaring calls counts them.
+    Given an interactive tool "ask" from provider "ui"
+    And the session allows at most 6 turns
+    And the doom-loop model check looks at windows of 2 calls
+    And the model's loop check answers that the session is not looping
+    And the model answers every request with calls to "search" and "ask", whose query changes each time
+    When the session runs
+    Then the kernel asked the model whether the session is looping
+    And the kernel asked whether the session is looping each time the window of calls filled
+    And every loop check showed the model the calls of its window
     And the session reached its turn bound

@@ -47,6 +47,7 @@ func Readings() map[string]string {
 		"doom_loop.status":                     doomloop.Status,
 		"doom_loop.interactive_calls":          "invisible", // see package doomloop for its readings
 		"doom_loop.model_check_min_confidence": strconv.FormatFloat(doomloop.Confident, 'f', -1, 64),
+		"doom_loop.model_check_counts":         "relevant_calls",  // loop.relevantCalls feeds the window
 		"bound.soft_resume":                    "fresh_allowance", // see package bounds for its readings
 		"bound.cost_fires_at":                  "remaining_budget_le_zero",
 		"bound.zero":                           bounds.ZeroBound,

@@ -162,7 +162,8 @@ export interface DFCallRecord { call_id: string; tool: string; origin: DFOrigin;
 export interface DFState { memory: JSONObject | null; call_records: DFCallRecord[] | null; active_skill?: string }
 /** @schema defs.json#/$defs/Readings */
 export interface Readings {
-  "doom_loop.default_threshold"?: string; "doom_loop.status"?: TerminalStatus; "circuit_breaker.status"?: TerminalStatus;
+  "doom_loop.default_threshold"?: string; "doom_loop.status"?: TerminalStatus; "doom_loop.model_check_counts"?: string;
+  "circuit_breaker.status"?: TerminalStatus;
   "hooks.transform_abort_status"?: TerminalStatus; "max_depth.default"?: string; "subagents.max_concurrent.default"?: string;
   "retry.session_max_retries.default"?: string; "retry.jitter_min_ratio"?: string; "retry.jitter_max_ratio"?: string;
   "retry.added_delay_ms"?: string; "model_error.status"?: TerminalStatus; "errors.max_reductions"?: string; "errors.tool_retries"?: string;

@@ -30,7 +30,7 @@ func init() {
 		sc.Step(stepRE(`^the model calls "([^"]+)" in successive requests with (\w+) (.+)$`), s.callSequence)
 		sc.Step(stepRE(`^the model answers request (\d+) with these calls:$`), s.answerCallTable)
 		sc.Step(stepRE(`^the model makes these calls, one per request:$`), s.oneCallPerRequest)
-		sc.Step(stepRE(`^the doom-loop model check looks at windows of (\d+) calls$`), s.modelCheckWindow)
+		sc.Step(stepRE(`^the doom-loop model check looks at windows of (\d+) calls?$`), s.modelCheckWindow)
 		sc.Step(stepRE(`^the model's loop check answers that the session is looping with confidence (\S+)$`), func(c string) error {
 			return s.loopCheckAnswer(true, c)
 		})
@@ -223,17 +223,32 @@ func (s *Scenario) doomStatus() error {
 	return nil
 }
 
-// TA-13: a loop_check request reached the model.
+// TA-13: a loop_check request reached the model, offering no tools
+// (§7.3), as a first attempt unless it retries a loop_check that failed
+// (§7.3: attempt counts from 1; the scenarios never fail one).
 func (s *Scenario) loopCheckAsked() error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
-	for _, r := range s.modelRequests() {
-		if r.Purpose == wire.PurposeLoopCheck {
-			return nil
+	asked, failed := 0, false
+	for _, e := range s.modelEntries() {
+		r, _ := e.Value.(wire.ModelStreamParams)
+		if r.Purpose != wire.PurposeLoopCheck {
+			continue
 		}
+		asked++
+		if len(r.Tools) > 0 {
+			return fmt.Errorf("loop check %d offered the model %d tools; a loop_check request sends none (PROTOCOL.md §7.3)", asked, len(r.Tools))
+		}
+		if r.Attempt != 1 && !failed {
+			return fmt.Errorf("loop check %d was sent with attempt %d, although no loop check before it failed; a new request's attempt is 1 (PROTOCOL.md §7.3)", asked, r.Attempt)
+		}
+		failed = replyFailed(e)
 	}
-	return fmt.Errorf("the kernel sent %d model requests and none of purpose %q", len(s.modelRequests()), wire.PurposeLoopCheck)
+	if asked == 0 {
+		return fmt.Errorf("the kernel sent %d model requests and none of purpose %q", len(s.modelRequests()), wire.PurposeLoopCheck)
+	}
+	return nil
 }
 
 // TA-13: the limit path began before the turn bound was used up.

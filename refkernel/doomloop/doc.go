@@ -16,7 +16,9 @@
 // true, confidence >= 0.8) as a fired doom loop. The reading of the answer
 // follows PROTOCOL.md §7.3.
 //
-// Readings declared by the kernel: "doom_loop.default_threshold" = "3" and
+// Readings declared by the kernel: "doom_loop.default_threshold" = "3",
 // "doom_loop.status" = "error_max_turns" (A-06: there is no status of its
-// own, failed would break TA-08, and completed would look like success).
+// own, failed would break TA-08, and completed would look like success) and
+// "doom_loop.model_check_counts" = "relevant_calls" (the second tier's
+// window counts the hash tier's calls; a check restarts the count).
 package doomloop

@@ -43,6 +43,13 @@ func init() {
 			})},
 			Tags: "@TA-14,@TA-15,@TA-16,@TA-28,@TA-29,@TA-30",
 		},
+		Variant{Name: "doomloop/model-check-counts-undeclared",
+			Reading: "TA-13: the kernel declares no doom_loop.model_check_counts; the checks accept any counting (relevant calls, every call, turns) and this one counts relevant calls",
+			Options: []refkernel.Option{refkernel.WithDeclaration(func(r *wire.InitializeResult) {
+				delete(r.Readings, "doom_loop.model_check_counts")
+			})},
+			Tags: "@TA-13",
+		},
 		Variant{Name: "bounds/session-clock-starts-200ms-late",
 			Reading: "A-09: the kernel starts its wall clock 200 ms after session/run arrived (setup before timing), and reports that start in session_meta",
 			Options: []refkernel.Option{refkernel.WithClockStartDelay(200 * time.Millisecond)},
