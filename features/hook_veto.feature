@@ -25,6 +25,27 @@ Feature: Veto subscribers and the kernel's own policy
     And no tool/invoke of "write" reached the harness
     And model request 2 carried a denial result for every "write" call
 
+  @HD-11 @must
+  Scenario: at a veto point the kernel declares besides plan-ready, a deny ends the chain and keeps the call from running
+    Which points besides plan-ready carry a veto is open (A-20). A kernel
+    that declares pre-tool-call among its hooks.veto_points is held to it
+    there as at plan-ready: the deny ends the chain, and the call it was
+    dispatched for never runs. Undeclared, the scenario is skipped.
+    Given the kernel declares "pre-tool-call" among its veto points
+    And a policy rule "allow-write" that allows "write"
+    And these hook subscribers at "pre-tool-call", in this order:
+      | subscriber | mode    | behaviour |
+      | V1         | veto    | denies    |
+      | V2         | veto    | allows    |
+      | O3         | observe |           |
+    And the model answers request 1 with call write(path "a")
+    And the model answers request 2 with text "Finished."
+    When the session runs
+    Then the session ends with status "completed"
+    And hook subscribers "V2" and "O3" were never dispatched
+    And no tool/invoke of "write" reached the harness
+    And model request 2 carried a denial result for every "write" call
+
   @HD-11 @PA-03 @must
   Scenario: a DENY at plan-ready denies every resource item of the plan, each with a denial naming the subscriber
     Both items are allowed by the policy. The subscriber's DENY covers the

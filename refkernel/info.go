@@ -61,6 +61,7 @@ func Readings() map[string]string {
 		"concurrency.interactive":              "one_shared_exclusive_key",
 		"concurrency.undeclared_data_source":   "sequential", // the data-types rule (schedule.StandardKeys)
 		"hooks.transform_abort_status":         wire.StatusFailed,
+		"hooks.veto_points":                    loop.VetoPoints,
 		"depth.meaning":                        "tree", // see package subagent for its readings
 		"max_depth.default":                    strconv.Itoa(subagent.DefaultMaxDepth),
 		"subagents.max_concurrent.default":     strconv.Itoa(subagent.DefaultMaxConcurrent),

@@ -15,6 +15,12 @@ import (
 	"github.com/agentconform/conform/spec/wire"
 )
 
+// VetoPoints are the hook points at which a veto subscriber's deny is acted
+// on (reading hooks.veto_points, A-20): plan-ready (plangate, the whole
+// plan) and pre-tool-call (here, that one call). At other points a veto
+// subscriber is dispatched but its answer changes nothing.
+const VetoPoints = wire.PointPlanReady + "," + wire.PointPreToolCall
+
 // stepPreToolCall is step 7: one dispatch per call, in message order. A
 // veto here denies that one call. A call naming a tool the session does not
 // have is no tool call of any provider and has no kind for the payload, so
