@@ -314,14 +314,28 @@ func judgeOne(ctx context.Context, j *judge, dir string, m Mutant, src []byte, t
 		return r
 	}
 	r.BuildMillis = j.now().Sub(start).Milliseconds()
-	v := j.reproduced(ctx, bin, j.run(ctx, bin, tags), &r)
+	v := j.scope(ctx, bin, tags, &r)
 	r.Scope = "package"
 	if v.status == Survived && tags != "" && confirm {
-		v = j.reproduced(ctx, bin, j.run(ctx, bin, ""), &r)
+		v = j.scope(ctx, bin, "", &r)
 		r.Scope = "suite"
 	}
 	r.Status, r.Failing, r.Detail = v.status, v.failing, v.detail
 	return r
+}
+
+// scope judges the mutant by the scenarios of tags ("" : all). The run
+// stops at its first failure; when that failure does not come back on its
+// own scenarios it may have stopped the run before a real one (a flaky
+// scenario on a loaded machine, first of twelve at once), so the scope then
+// runs again to the end and every failure of that run is checked alike.
+func (j *judge) scope(ctx context.Context, bin, tags string, r *Result) verdict {
+	n := len(r.Unreproduced)
+	v := j.reproduced(ctx, bin, j.run(ctx, bin, tags), r)
+	if v.status == Survived && len(r.Unreproduced) > n {
+		v = j.reproduced(ctx, bin, j.runAll(ctx, bin, tags), r)
+	}
+	return v
 }
 
 // reproduced checks a kill before it counts: the scenarios of the failing

@@ -101,8 +101,18 @@ type buildError struct{ out string }
 
 func (e *buildError) Error() string { return "build failed: " + firstLines(e.out, 3) }
 
-// run runs the suite, restricted to tags, against bin's embedded kernel.
+// run runs the suite, restricted to tags, against bin's embedded kernel,
+// stopping at the first failure (a kill needs one).
 func (j *judge) run(ctx context.Context, bin, tags string) verdict {
+	return j.runWith(ctx, bin, tags, true)
+}
+
+// runAll runs the suite, restricted to tags, to the end.
+func (j *judge) runAll(ctx context.Context, bin, tags string) verdict {
+	return j.runWith(ctx, bin, tags, false)
+}
+
+func (j *judge) runWith(ctx context.Context, bin, tags string, failFast bool) verdict {
 	start := j.now()
 	ctx, cancel := context.WithTimeout(ctx, j.timeout)
 	defer cancel()
@@ -112,7 +122,11 @@ func (j *judge) run(ctx context.Context, bin, tags string) verdict {
 	// (the default retry count is only seen by waiting it out).
 	// --fail-fast: one failure is a kill; the scenarios after it would
 	// only cost time (measured: a third of the run time of killed mutants).
-	args := []string{"run", "-q", "--slow", "--fail-fast", "--require", "all", "--report-json", rep}
+	// scope runs to the end when that first failure does not come back.
+	args := []string{"run", "-q", "--slow", "--require", "all", "--report-json", rep}
+	if failFast {
+		args = append(args, "--fail-fast")
+	}
 	if tags != "" {
 		args = append(args, "--tags", tags)
 	}

@@ -80,6 +80,25 @@ echo '{"requirements":[{"id":"HD-05","status":"fail"}]}' > "$rep"; exit 1`)
 	}
 }
 
+// A run stopped at a flaky first failure may hide the real one behind it:
+// when the first failure does not come back, the scope runs again to the
+// end, and the steady failure found there is the kill.
+func TestFlakyFirstFailureDoesNotHideAKill(t *testing.T) {
+	j := &judge{timeout: 5 * time.Second, now: time.Now}
+	marker := filepath.Join(t.TempDir(), "ran")
+	// With --fail-fast it stops at a flaky HD-05 (once); run to the end
+	// (no --fail-fast) it also fails TA-02, every time; asked for HD-05
+	// alone it passes.
+	bin := fakeConform(t, `case "$*" in *@HD-05*) exit 0;; esac
+case "$*" in *--fail-fast*) if [ ! -e `+marker+` ]; then touch `+marker+`; echo '{"requirements":[{"id":"HD-05","status":"fail"}]}' > "$rep"; exit 1; fi;; esac
+echo '{"requirements":[{"id":"TA-02","status":"fail"}]}' > "$rep"; exit 1`)
+	var r Result
+	v := j.scope(context.Background(), bin, "", &r)
+	if v.status != Killed || !cmp.Equal(v.failing, []string{"TA-02"}) || !cmp.Equal(r.Unreproduced, []string{"HD-05"}) {
+		t.Errorf("got %s %v, unreproduced %v; want killed by TA-02 with HD-05 unreproduced", v.status, v.failing, r.Unreproduced)
+	}
+}
+
 // build lays the mutated file over the real one; the real file is never
 // written, and a mutant that does not compile is told apart from a build
 // that could not run.
