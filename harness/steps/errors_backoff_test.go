@@ -88,9 +88,9 @@ func TestBackoffCatchesBrokenBackoffs(t *testing.T) {
 
 func TestBackoffCeilingAndDeclaredFloor(t *testing.T) {
 	// A wait far past its upper bound fails at the ceiling.
-	slow := samples(func(int, time.Duration) time.Duration { return 5 * time.Second })
+	slow := samples(func(int, time.Duration) time.Duration { return 6 * time.Second })
 	if err := backoffScenario(nil).judgeWaits(slow, tBase, tFactor); err == nil {
-		t.Error("a 5 s wait against a 40 ms base passed")
+		t.Error("a 6 s wait against a 40 ms base passed")
 	}
 	// A declared added delay moves floor and ceiling up.
 	added := map[string]string{"retry.added_delay_ms": "2000"}

@@ -282,10 +282,13 @@ func (s *Scenario) walk() verdicts {
 				v.add("TA-12", "the session ended %q, the kernel's doom-loop status, after turn %d, but the doom loop was not due (%s)", status, ordinary, doomWhy)
 				return v
 			}
-			if doomMust && !anyStatus(pending, status) && anyDueStatus(dues, status) {
+			if doomMust && !anyStatus(pending, status) && anyDueStatus(dues, status) && s.ranCalls(e, calls) {
 				// The doom loop (step 16) was due, yet the ending names a
 				// bound of step 17: the detector did not fire (TA-12); the
-				// limit path itself was taken.
+				// limit path itself was taken. A kernel that never ran the
+				// turn's calls (checked its bounds before them, TA-19's
+				// fault, found by the step-order invariant) never got to
+				// step 16 either, so the detector is not blamed for it.
 				v.add("TA-12", "%s at step 16 of turn %d, but the session ended %q, the status of a bound due at step 17: the detector did not fire", doomWhy, ordinary, status)
 				return v
 			}
@@ -574,4 +577,27 @@ func (s *Scenario) elapsedAtStep17(e calllog.Entry) (time.Duration, time.Duratio
 		}
 	}
 	return lastEnd.Sub(first), next.Sub(runAt)
+}
+
+// ranCalls reports whether the kernel invoked at least as many tools in
+// the turn of model request e as its reply holds read and resource calls
+// (interactive calls go to the frontend, not tool/invoke).
+func (s *Scenario) ranCalls(e calllog.Entry, calls []wire.StreamEvent) bool {
+	p, ok := e.Value.(wire.ModelStreamParams)
+	if !ok {
+		return true
+	}
+	want := 0
+	for _, c := range calls {
+		if k := s.toolKind(c.Name); k == wire.KindDataSource || k == wire.KindResource {
+			want++
+		}
+	}
+	got := 0
+	for _, r := range s.requests() {
+		if ip, ok := r.Value.(wire.ToolInvokeParams); ok && ip.CallContext.TurnID == p.CallContext.TurnID {
+			got++
+		}
+	}
+	return got >= want
 }
