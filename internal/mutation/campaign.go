@@ -23,7 +23,13 @@ type Config struct {
 	Packages []string // only these module-relative folders; empty: every one found
 	Target   string   // the program built and run, default "./cmd/conform"
 	Jobs     int      // mutants judged at once, default 2
-	Timeout  time.Duration
+	// Timeout bounds one run of the suite against a mutant; 0 derives it
+	// from the unmutated suite's run (timeoutFor).
+	Timeout time.Duration
+	// Alone builds every mutant on its own, as campaigns did before
+	// mutant schemata (schema.go); by default mutants are compiled many to
+	// a program and only those a schema cannot hold are built alone.
+	Alone bool
 	// PerPackage > 0 judges a deterministic sample of that many mutants of
 	// each package, chosen with Seed.
 	PerPackage int
@@ -75,6 +81,9 @@ type Result struct {
 	Detail      string `json:"detail,omitempty"`
 	Millis      int64  `json:"ms"`
 	BuildMillis int64  `json:"build_ms,omitempty"`
+	// Schema is the schema build (1-based) whose program judged the
+	// mutant, 0 when it was built alone.
+	Schema int `json:"schema,omitempty"`
 	// Unreproduced are requirements that failed once against the mutant
 	// but passed when their scenarios ran again: not counted as a kill.
 	Unreproduced   []string        `json:"unreproduced,omitempty"`
@@ -113,8 +122,18 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	defer os.RemoveAll(tmp)
 	j := &judge{root: root, goTool: goTool, target: cfg.Target, tmp: tmp, timeout: cfg.Timeout, now: now}
-	if err := baseline(ctx, j); err != nil {
+	if j.timeout <= 0 {
+		j.timeout = baselineTimeout
+	}
+	took, err := baseline(ctx, j)
+	if err != nil {
 		return nil, err
+	}
+	if cfg.Timeout <= 0 {
+		j.timeout = timeoutFor(took, cfg.Jobs)
+	}
+	if cfg.Log != nil {
+		fmt.Fprintf(cfg.Log, "unmutated suite: %.1fs; per-run timeout %s\n", took.Seconds(), j.timeout)
 	}
 	var cov *reach
 	if cfg.Reach {
@@ -150,6 +169,34 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	for _, p := range pkgs {
 		tags[p.Dir] = p.Tags()
 	}
+	plan := &schemaPlan{}
+	if !cfg.Alone {
+		var ids []int
+		for i, m := range mutants {
+			_, ok := done[journalKey(m)]
+			judged := recheck[i] && !ok ||
+				pre[i].CarriedFrom == "" && !ok && cov.at(m.File, m.Line, m.Col) != ReachedNo
+			if judged {
+				ids = append(ids, i)
+			}
+		}
+		if plan, err = planSchemata(ctx, j, mutants, ids, sources); err != nil {
+			return nil, fmt.Errorf("mutant schemata: %w", err)
+		}
+		if cfg.Log != nil {
+			fmt.Fprintf(cfg.Log, "%d of %d mutants to judge in %d schema builds, the others built alone\n",
+				len(plan.of), len(ids), len(plan.builds))
+		}
+	}
+	judgeAt := func(dir string, i int) Result {
+		m := mutants[i]
+		if b := plan.of[i]; b != nil {
+			if bin := b.binary(ctx, j, sources, i); bin != "" {
+				return judgeSchema(ctx, j, dir, bin, b.n, i, m, tags[m.Package], cfg.Confirm)
+			}
+		}
+		return judgeOne(ctx, j, dir, m, sources[m.File], tags[m.Package], cfg.Confirm)
+	}
 	results := make([]Result, len(mutants))
 	var (
 		wg       sync.WaitGroup
@@ -171,7 +218,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 					r = pre[i]
 				case recheck[i]:
 					if !ok { // a resumed campaign keeps the recheck's journaled verdict
-						r = judgeOne(ctx, j, dir, m, sources[m.File], tags[m.Package], cfg.Confirm)
+						r = judgeAt(dir, i)
 						journal.write(r)
 					}
 					r.CarriedFrom, r.Rechecked = pre[i].CarriedFrom, "agrees"
@@ -183,7 +230,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 					r = Result{Mutant: m, Status: Survived, Scope: "unreached"}
 					journal.write(r)
 				default:
-					r = judgeOne(ctx, j, dir, m, sources[m.File], tags[m.Package], cfg.Confirm)
+					r = judgeAt(dir, i)
 					journal.write(r)
 				}
 				r.Reached = reached
@@ -211,7 +258,14 @@ feed:
 	if err := journal.err; err != nil {
 		return nil, fmt.Errorf("journal %s: %w", cfg.Journal, err)
 	}
-	return newReport(cfg, pkgs, results, now().Sub(start)), nil
+	rep := newReport(cfg, pkgs, results, now().Sub(start))
+	rep.Builds = int(j.builds.Load())
+	for _, b := range plan.builds {
+		if b.bin != "" {
+			rep.SchemaBuildS += b.took.Seconds()
+		}
+	}
+	return rep, nil
 }
 
 // List returns the mutants a campaign over root's packages under tree
@@ -266,9 +320,6 @@ func withDefaults(cfg Config) Config {
 	if cfg.Jobs <= 0 {
 		cfg.Jobs = 2
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 3 * time.Minute
-	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -280,19 +331,20 @@ func withDefaults(cfg Config) Config {
 
 // baseline builds the unmutated program and runs the whole suite: a kill
 // only means something if the original passes every requirement.
-func baseline(ctx context.Context, j *judge) error {
+func baseline(ctx context.Context, j *judge) (time.Duration, error) {
 	dir := filepath.Join(j.tmp, "baseline")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return 0, err
 	}
 	bin, err := j.build(ctx, dir, nil, nil)
 	if err != nil {
-		return fmt.Errorf("the unmutated program does not build: %w", err)
+		return 0, fmt.Errorf("the unmutated program does not build: %w", err)
 	}
-	if v := j.run(ctx, bin, ""); v.status != Survived {
-		return fmt.Errorf("the unmutated kernel does not pass the suite (%s %v %s): no mutant verdict would mean anything", v.status, v.failing, v.detail)
+	v := j.run(ctx, bin, "")
+	if v.status != Survived {
+		return 0, fmt.Errorf("the unmutated kernel does not pass the suite (%s %v %s): no mutant verdict would mean anything", v.status, v.failing, v.detail)
 	}
-	return nil
+	return v.took, nil
 }
 
 func judgeOne(ctx context.Context, j *judge, dir string, m Mutant, src []byte, tags string, confirm bool) (r Result) {
@@ -314,14 +366,34 @@ func judgeOne(ctx context.Context, j *judge, dir string, m Mutant, src []byte, t
 		return r
 	}
 	r.BuildMillis = j.now().Sub(start).Milliseconds()
-	v := j.scope(ctx, bin, tags, &r)
+	judgeBuilt(ctx, j, exe{bin: bin, dir: dir}, tags, confirm, &r)
+	return r
+}
+
+// judgeSchema judges mutant id in the program of schema build n, with its
+// switch on.
+func judgeSchema(ctx context.Context, j *judge, dir, bin string, n, id int, m Mutant, tags string, confirm bool) (r Result) {
+	start := j.now()
+	r.Mutant, r.Schema = m, n
+	defer func() { r.Millis = j.now().Sub(start).Milliseconds() }()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		r.Status, r.Detail = HarnessError, err.Error()
+		return r
+	}
+	judgeBuilt(ctx, j, exe{bin: bin, dir: dir, env: []string{fmt.Sprintf("%s=%d", mutantEnv, id)}}, tags, confirm, &r)
+	return r
+}
+
+// judgeBuilt runs the suite against a built mutant: its package's
+// scenarios, then, if it survives them, the whole suite.
+func judgeBuilt(ctx context.Context, j *judge, x exe, tags string, confirm bool, r *Result) {
+	v := j.scope(ctx, x, tags, r)
 	r.Scope = "package"
 	if v.status == Survived && tags != "" && confirm {
-		v = j.scope(ctx, bin, "", &r)
+		v = j.scope(ctx, x, "", r)
 		r.Scope = "suite"
 	}
 	r.Status, r.Failing, r.Detail = v.status, v.failing, v.detail
-	return r
 }
 
 // scope judges the mutant by the scenarios of tags ("" : all). The run
@@ -329,11 +401,11 @@ func judgeOne(ctx context.Context, j *judge, dir string, m Mutant, src []byte, t
 // own scenarios it may have stopped the run before a real one (a flaky
 // scenario on a loaded machine, first of twelve at once), so the scope then
 // runs again to the end and every failure of that run is checked alike.
-func (j *judge) scope(ctx context.Context, bin, tags string, r *Result) verdict {
+func (j *judge) scope(ctx context.Context, x exe, tags string, r *Result) verdict {
 	n := len(r.Unreproduced)
-	v := j.reproduced(ctx, bin, j.run(ctx, bin, tags), r)
+	v := j.reproducedExe(ctx, x, j.runExe(ctx, x, tags, true), r)
 	if v.status == Survived && len(r.Unreproduced) > n {
-		v = j.reproduced(ctx, bin, j.runAll(ctx, bin, tags), r)
+		v = j.reproducedExe(ctx, x, j.runExe(ctx, x, tags, false), r)
 	}
 	return v
 }
@@ -344,10 +416,14 @@ func (j *judge) scope(ctx context.Context, bin, tags string, r *Result) verdict 
 // otherwise count as a kill the mutant did not earn. A failure that does
 // not come back is recorded in r.Unreproduced and the run counts as passed.
 func (j *judge) reproduced(ctx context.Context, bin string, v verdict, r *Result) verdict {
+	return j.reproducedExe(ctx, exe{bin: bin, dir: filepath.Dir(bin)}, v, r)
+}
+
+func (j *judge) reproducedExe(ctx context.Context, x exe, v verdict, r *Result) verdict {
 	if v.status != Killed || len(v.failing) == 0 {
 		return v
 	}
-	again := j.run(ctx, bin, "@"+strings.Join(v.failing, ",@"))
+	again := j.runExe(ctx, x, "@"+strings.Join(v.failing, ",@"), true)
 	if again.status != Survived {
 		return v
 	}

@@ -49,6 +49,14 @@ type judge struct {
 	tmp     string // a private folder for this campaign
 	timeout time.Duration
 	now     func() time.Time
+	builds  atomic.Int64 // programs built to judge mutants
+}
+
+// exe is one program to judge: a binary, the folder its run writes its
+// report in, and its extra environment (the switch of a schema build).
+type exe struct {
+	bin, dir string
+	env      []string
 }
 
 // verdict is what one run of the suite said.
@@ -62,6 +70,9 @@ type verdict struct {
 // build writes the mutated file and the overlay into dir and builds the
 // binary there. src == nil builds the unmutated program.
 func (j *judge) build(ctx context.Context, dir string, m *Mutant, src []byte) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
 	bin := filepath.Join(dir, "conform")
 	args := []string{"build", "-o", bin}
 	if m != nil {
@@ -88,6 +99,9 @@ func (j *judge) build(ctx context.Context, dir string, m *Mutant, src []byte) (s
 	cmd.Dir = j.root
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	if m != nil {
+		j.builds.Add(1)
+	}
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
@@ -104,19 +118,17 @@ func (e *buildError) Error() string { return "build failed: " + firstLines(e.out
 // run runs the suite, restricted to tags, against bin's embedded kernel,
 // stopping at the first failure (a kill needs one).
 func (j *judge) run(ctx context.Context, bin, tags string) verdict {
-	return j.runWith(ctx, bin, tags, true)
+	return j.runExe(ctx, exe{bin: bin, dir: filepath.Dir(bin)}, tags, true)
 }
 
-// runAll runs the suite, restricted to tags, to the end.
-func (j *judge) runAll(ctx context.Context, bin, tags string) verdict {
-	return j.runWith(ctx, bin, tags, false)
-}
-
-func (j *judge) runWith(ctx context.Context, bin, tags string, failFast bool) verdict {
+// runExe runs the suite, restricted to tags, against x; with failFast it
+// stops at the first failure.
+func (j *judge) runExe(ctx context.Context, x exe, tags string, failFast bool) verdict {
+	bin := x.bin
 	start := j.now()
 	ctx, cancel := context.WithTimeout(ctx, j.timeout)
 	defer cancel()
-	rep := filepath.Join(filepath.Dir(bin), "report.json")
+	rep := filepath.Join(x.dir, "report.json")
 	_ = os.Remove(rep)
 	// --slow: a mutant is judged by every scenario, the slow ones included
 	// (the default retry count is only seen by waiting it out).
@@ -131,7 +143,10 @@ func (j *judge) runWith(ctx context.Context, bin, tags string, failFast bool) ve
 		args = append(args, "--tags", tags)
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = filepath.Dir(bin)
+	cmd.Dir = x.dir
+	if len(x.env) > 0 {
+		cmd.Env = append(os.Environ(), x.env...)
+	}
 	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -93,7 +93,7 @@ func TestFlakyFirstFailureDoesNotHideAKill(t *testing.T) {
 case "$*" in *--fail-fast*) if [ ! -e `+marker+` ]; then touch `+marker+`; echo '{"requirements":[{"id":"HD-05","status":"fail"}]}' > "$rep"; exit 1; fi;; esac
 echo '{"requirements":[{"id":"TA-02","status":"fail"}]}' > "$rep"; exit 1`)
 	var r Result
-	v := j.scope(context.Background(), bin, "", &r)
+	v := j.scope(context.Background(), exe{bin: bin, dir: filepath.Dir(bin)}, "", &r)
 	if v.status != Killed || !cmp.Equal(v.failing, []string{"TA-02"}) || !cmp.Equal(r.Unreproduced, []string{"HD-05"}) {
 		t.Errorf("got %s %v, unreproduced %v; want killed by TA-02 with HD-05 unreproduced", v.status, v.failing, r.Unreproduced)
 	}

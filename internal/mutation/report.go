@@ -21,14 +21,19 @@ type Report struct {
 	DurationS float64 `json:"duration_s"`
 	// WorkerS is the time spent judging every mutant, summed over jobs,
 	// journaled verdicts included: what the whole campaign costs.
-	WorkerS   float64        `json:"worker_s"`
-	Target    float64        `json:"target"`
-	Totals    Score          `json:"totals"`
-	Packages  []Score        `json:"packages"`
-	Survivors []Result       `json:"survivors,omitempty"` // written by WriteJSON
-	Stale     []string       `json:"stale_classifications"`
-	Mutants   []Result       `json:"mutants,omitempty"` // written by WriteJSON
-	Operators map[Op]OpCount `json:"operators"`
+	WorkerS float64 `json:"worker_s"`
+	// Builds counts the programs built to judge mutants: schema builds
+	// (each holding many mutants) and mutants built alone;
+	// SchemaBuildS is the time the schema builds took, outside WorkerS.
+	Builds       int            `json:"builds,omitempty"`
+	SchemaBuildS float64        `json:"schema_build_s,omitempty"`
+	Target       float64        `json:"target"`
+	Totals       Score          `json:"totals"`
+	Packages     []Score        `json:"packages"`
+	Survivors    []Result       `json:"survivors,omitempty"` // written by WriteJSON
+	Stale        []string       `json:"stale_classifications"`
+	Mutants      []Result       `json:"mutants,omitempty"` // written by WriteJSON
+	Operators    map[Op]OpCount `json:"operators"`
 	// Carried summarises the verdicts taken from an earlier campaign.
 	Carried   *CarrySummary `json:"carried,omitempty"`
 	Unclassed int           `json:"unclassified_survivors"`
