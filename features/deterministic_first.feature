@@ -280,6 +280,7 @@ Feature: Deterministic-first profile
     And the tool "notify" was invoked 1 time
     And "notify" had answered before model request 1 arrived
     And the model was asked 1 time
+    And model request 1 holds the action "On it." as an assistant message
 
   @DF-10 @seed
   Scenario: a reply completes the model step of every block, and the steps after them run before the next model request

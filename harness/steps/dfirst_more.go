@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cucumber/godog"
@@ -65,6 +66,7 @@ func dfMoreSteps(d *dfArea, s *Scenario, sc *godog.ScenarioContext) {
 	sc.Step(stepRE(`^model request (\d+) offered exactly the tools whose gates the table marks open$`), s.proves(d.offeredAsTable, "DF-04"))
 	sc.Step(stepRE(`^the kernel refused the (\d+) memory/writes? of "([^"]+)" to (its own session|session "[^"]+"), each with error (-?\d+)$`), s.proves(d.writesRefused, "DF-08"))
 	sc.Step(stepRE(`^model request (\d+) holds the output of the call to "([^"]+)"$`), s.proves(d.holdsOutput, "DF-03"))
+	sc.Step(stepRE(`^model request (\d+) holds the action "([^"]*)" as an assistant message$`), s.proves(d.holdsAction, "DF-01"))
 	sc.Step(stepRE(`^model request (\d+) holds an error result for the call to "([^"]+)"$`), s.proves(d.holdsRefusal, "DF-03"))
 	sc.Step(stepRE(`^the step's call to "([^"]+)" went to provider "([^"]+)" as attempt 1 with input (.+)$`), s.proves(d.stepCall, "DF-01"))
 	sc.Step(stepRE(`^the user was asked to confirm "([^"]+)" (\d+) times?$`), s.proves(d.confirmsAsked, "DF-05", "DF-09"))
@@ -329,6 +331,31 @@ func (d *dfArea) holdsOutput(n int, tool string) error {
 		}
 	}
 	return nil
+}
+
+// holdsAction: DF-01, an action step delivers its text to the user by
+// appending it to the history as an assistant message (PROTOCOL.md §17.3),
+// so the model request after the pass sees it.
+func (d *dfArea) holdsAction(n int, text string) error {
+	p, err := d.s.modelRequest(strconv.Itoa(n))
+	if err != nil {
+		return err
+	}
+	var seen []string
+	for _, m := range p.Messages {
+		if m.Role != "assistant" {
+			continue
+		}
+		for _, b := range m.Content {
+			if b.Type == wire.BlockText {
+				if b.Text == text {
+					return nil
+				}
+				seen = append(seen, strconv.Quote(b.Text))
+			}
+		}
+	}
+	return fmt.Errorf("model request %d holds no assistant message with the action's text %q (assistant texts: %s)", n, text, strings.Join(seen, ", "))
 }
 
 // holdsRefusal: DF-03, a call behind a closed gate never ran, and the model
