@@ -171,16 +171,18 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	plan := &schemaPlan{}
 	if !cfg.Alone {
-		var ids []int
+		var ids, unreached []int
 		for i, m := range mutants {
 			_, ok := done[journalKey(m)]
-			judged := recheck[i] && !ok ||
-				pre[i].CarriedFrom == "" && !ok && cov.at(m.File, m.Line, m.Col) != ReachedNo
-			if judged {
+			fresh := pre[i].CarriedFrom == "" && !ok
+			switch {
+			case recheck[i] && !ok || fresh && cov.at(m.File, m.Line, m.Col) != ReachedNo:
 				ids = append(ids, i)
+			case fresh:
+				unreached = append(unreached, i)
 			}
 		}
-		if plan, err = planSchemata(ctx, j, mutants, ids, sources); err != nil {
+		if plan, err = planSchemata(ctx, j, mutants, ids, unreached, sources); err != nil {
 			return nil, fmt.Errorf("mutant schemata: %w", err)
 		}
 		if cfg.Log != nil {
@@ -226,6 +228,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 						r.Rechecked = "disagrees"
 					}
 				case ok:
+				case reached == ReachedNo && plan.uncompilable[i]:
+					r = Result{Mutant: m, Status: NotViable, Scope: "unreached", Detail: "does not type-check (go/types); nothing executes it, so it was not built"}
+					journal.write(r)
 				case reached == ReachedNo:
 					r = Result{Mutant: m, Status: Survived, Scope: "unreached"}
 					journal.write(r)

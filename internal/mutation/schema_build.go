@@ -23,6 +23,9 @@ import (
 type schemaPlan struct {
 	builds []*schemaBuild
 	of     map[int]*schemaBuild
+	// uncompilable are the mutants, among those no scenario reaches, that
+	// the type checker refuses: they are not viable, though never built.
+	uncompilable map[int]bool
 }
 
 // schemaBuild is one program: at most one group of non-overlapping sites
@@ -43,20 +46,35 @@ const maxSchemaRounds = 8
 
 // planSchemata puts every mutant of ids that can be rewritten safely, and
 // compiles alone, into a schema build; the others are built alone.
-func planSchemata(ctx context.Context, j *judge, mutants []Mutant, ids []int, sources map[string][]byte) (*schemaPlan, error) {
+//
+// unreached are mutants no scenario executes, which are never built; the
+// type checker still tells which of them do not compile (not viable),
+// so that a campaign without carried verdicts does not report them as
+// survivors.
+func planSchemata(ctx context.Context, j *judge, mutants []Mutant, ids, unreached []int, sources map[string][]byte) (*schemaPlan, error) {
 	var dirs []string
-	for _, i := range ids {
+	for _, i := range slices.Concat(ids, unreached) {
 		if !slices.Contains(dirs, mutants[i].Package) {
 			dirs = append(dirs, mutants[i].Package)
 		}
 	}
-	plan := &schemaPlan{of: map[int]*schemaBuild{}}
+	plan := &schemaPlan{of: map[int]*schemaBuild{}, uncompilable: map[int]bool{}}
 	if len(dirs) == 0 {
 		return plan, nil
 	}
 	env, pkgs, err := loadPackages(ctx, j.goTool, j.root, dirs, sources)
 	if err != nil {
 		return nil, err
+	}
+	for _, i := range unreached {
+		m := mutants[i]
+		p := pkgs[m.Package]
+		if p == nil {
+			continue
+		}
+		if mutated, err := m.Apply(sources[m.File]); err != nil || !env.compiles(p, m.File, mutated) {
+			plan.uncompilable[i] = true
+		}
 	}
 	index := map[string]*fileIndex{}
 	byFile := map[string][]site{}

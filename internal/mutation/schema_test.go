@@ -45,7 +45,18 @@ func TestSchemaRewrite(t *testing.T) {
 	for i := range ids {
 		ids[i] = i
 	}
-	plan, err := planSchemata(ctx, j, ms, ids, map[string][]byte{"demo/main.go": src})
+	// An unreached mutant is never built; one the type checker refuses is
+	// known not viable all the same, and one it accepts is not.
+	broken, fine := ms[0], ms[0]
+	broken.text = "undefinedName"
+	unreached, err := planSchemata(ctx, j, []Mutant{broken, fine}, nil, []int{0, 1}, map[string][]byte{"demo/main.go": src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !unreached.uncompilable[0] || unreached.uncompilable[1] {
+		t.Errorf("uncompilable %v: want only the mutant naming an undefined identifier", unreached.uncompilable)
+	}
+	plan, err := planSchemata(ctx, j, ms, ids, nil, map[string][]byte{"demo/main.go": src})
 	if err != nil {
 		t.Fatal(err)
 	}
