@@ -42,6 +42,10 @@ type Report struct {
 	// suite is on a loaded machine, not of the mutants.
 	Unreproduced map[string]int `json:"unreproduced_failures"`
 	MeetsGoal    bool           `json:"meets_target"`
+	// BelowStrict names the packages whose strict score (open readings
+	// counted against it) is under the target, though the spec score,
+	// which the target applies to, meets it.
+	BelowStrict []string `json:"below_target_strict,omitempty"`
 	Incomplete   bool           `json:"incomplete,omitempty"`
 }
 
@@ -168,6 +172,9 @@ func newReport(cfg Config, pkgs []Package, results []Result, took time.Duration)
 		r.Packages = append(r.Packages, *s)
 		if s.Mutants-s.NotViable-s.HarnessErrors > 0 && s.SpecScore < TargetScore {
 			r.MeetsGoal = false
+		}
+		if s.Mutants-s.NotViable-s.HarnessErrors > 0 && s.Score < TargetScore {
+			r.BelowStrict = append(r.BelowStrict, s.Package)
 		}
 		r.Unclassed += s.Unclassified
 	}

@@ -40,6 +40,9 @@ func TestScoresLeaveOutEquivalentsAndNonViable(t *testing.T) {
 	if d := cmp.Diff(want, s); d != "" {
 		t.Errorf("score (-want +got):\n%s", d)
 	}
+	if d := cmp.Diff([]string{"a"}, r.BelowStrict); d != "" {
+		t.Errorf("below the strict target (-want +got):\n%s", d)
+	}
 	if r.MeetsGoal || r.Unclassed != 1 || len(r.Survivors) != 5 {
 		t.Errorf("meets %v, unclassified %d, survivors %d", r.MeetsGoal, r.Unclassed, len(r.Survivors))
 	}
