@@ -46,7 +46,7 @@ type Report struct {
 	// counted against it) is under the target, though the spec score,
 	// which the target applies to, meets it.
 	BelowStrict []string `json:"below_target_strict,omitempty"`
-	Incomplete   bool           `json:"incomplete,omitempty"`
+	Incomplete  bool     `json:"incomplete,omitempty"`
 }
 
 // TargetScore is the gate of issue 12: at least 90% of the non-equivalent
