@@ -11,7 +11,12 @@
 // never written), and `conform run --require all` runs against its embedded
 // kernel, restricted to the scenarios tagged with the requirement IDs the
 // package's doc.go names. A mutant those scenarios let through is run
-// against the whole suite before it is called a survivor.
+// against the whole suite before it is called a survivor. Each run stops
+// at its first failure (conform run --fail-fast: a kill needs one); when
+// that failure does not come back on its own scenarios, the run may have
+// stopped before a real one, so the same scenarios run again to the end.
+// A mutant no scenario executes is never built: it is not viable if
+// go/types refuses it, a survivor not reached otherwise.
 //
 // Builds are mutant schemata (schema.go, schema_build.go): instead of one
 // build per mutant, each mutated file is rewritten so that every mutant of
@@ -49,23 +54,29 @@
 // crashed (the in-process kernel panicked), timeout (no verdict within the
 // per-mutant timeout), survived (nothing failed), not viable (does not
 // compile; excluded from scores). A survivor is either classified in the
-// committed list (survivors.json: equivalent; not observable over the wire,
-// naming the clause it would break; or a reading the specification leaves
-// open) or reported as unclassified. The list may also record a survivor as
+// committed list (survivors.json: equivalent; a legal variant, a correct
+// kernel that declares what it does because the mutated value also feeds
+// a reading it declares; not observable over the wire, naming the clause
+// it would break; or a reading the specification leaves open) or reported
+// as unclassified. The list may also record a survivor as
 // needs_check, naming the requirement it breaks and the scenario that would
 // kill it: a known hole, not an acceptance, so it still counts against the
 // score until the check exists.
 //
-// Scores: the strict score is kills over viable mutants that are not
-// equivalent; the spec score, the figure the 90% target applies to, also
-// leaves out the open readings (a mutant that implements a reading the
+// Scores: the strict score is kills over viable mutants that are neither
+// equivalent nor legal variants; the spec score, the figure the 90% target
+// applies to, also leaves out the open readings (a mutant that implements a reading the
 // specification leaves open is equivalent with respect to it; killing it
 // would fail a correct kernel). Not observable survivors count against
-// both.
+// both. The report names the packages below the target on the strict
+// score.
 //
 // A campaign may carry verdicts from an earlier one (carry.go) where the
-// mutated declaration is byte for byte unchanged, and judges a seeded
-// sample of the carried kills again to measure how far they still hold;
+// mutated declaration is byte for byte unchanged (kills, mutants that do
+// not compile, equivalent survivors; every other survivor is judged again,
+// since a new check or reading may kill it), and judges a seeded sample of
+// the carried kills again to measure how far they still hold (a campaign
+// from scratch found five carried kills that no longer held);
 // -only judges the mutants at given places, for the author of a new check.
 //
 // Why not github.com/go-gremlins/gremlins (v0.6.0, evaluated for this):
