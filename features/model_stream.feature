@@ -27,7 +27,12 @@ Feature: Folding a model stream into one reply
 
   @TA-06 @must
   Scenario: the post-model-response payload carries the reply's usage events added up, counter by counter
+    The reply reports cache tokens, so the price list names cache rates:
+    what an absent rate costs is open (A-14).
     Given an observe subscriber "watch" at "post-model-response"
+    And the model's price tiers are:
+      | input tokens from | input tokens until | effective from | effective until | input | output | cache read | cache write |
+      |                   |                    |                |                 | 3     | 15     | 0.3        | 3.75        |
     And the model answers request 1 with these stream events:
       """
       [{"type": "text_delta", "text": "Done."},
