@@ -40,10 +40,10 @@
 // recover, or the type checker or the compiler refuses its rewritten site
 // (the site is taken out and the schema checked again, a bounded number of
 // times). -alone builds every mutant alone. Measured from scratch at -j 6
-// on 2 shared cores: 1647 mutants, 126 programs built (4 schema builds for
-// 1398 mutants), 48 min of wall time and 16,880 s of worker time, against
-// about 65 min and 25,097 s (8,966 s of it building) with one build per
-// mutant.
+// on 2 cores: 1648 mutants, 127 programs built (4 schema builds), 32.5 min
+// of wall time and 11,268 s of worker time with --fail-fast judging
+// (48 min and 16,880 s without it, under load), against about 65 min and
+// 25,097 s (8,966 s of it building) with one build per mutant.
 //
 // The per-run timeout is derived from the unmutated suite's run
 // (timeout.go): 5x its time, stretched by jobs/(2*cores), at least 30 s;
