@@ -83,7 +83,14 @@ func (c *carried) take(m Mutant, now []byte, classes map[string]Classification) 
 		return Result{}, false
 	}
 	switch r.Status {
-	case Killed, Crashed, TimedOut, NotViable:
+	case Killed, Crashed, TimedOut:
+		// A kill of a mutant the committed list classifies as a survivor
+		// contradicts the list: a check changed since, one way or the
+		// other, so it is judged again.
+		if _, listed := classes[m.Key]; listed {
+			return Result{}, false
+		}
+	case NotViable:
 	case Survived:
 		cl, ok := classes[m.Key]
 		if !ok || cl.Class != Equivalent {
