@@ -36,7 +36,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	b.WriteString("\n\n")
 	if c := r.Carried; c != nil {
-		fmt.Fprintf(&b, "**Carried verdicts.** %d verdicts were carried from the campaign at `%s` instead of judged again: the same mutant in a declaration whose source is unchanged since, and only kills, mutants that do not compile, and survivors classified equivalent, legal variant, open reading or not observable (carry.go). "+
+		fmt.Fprintf(&b, "**Carried verdicts.** %d verdicts were carried from the campaign at `%s` instead of judged again: the same mutant in a declaration whose source is unchanged since, and only kills (of mutants the committed list does not call survivors), mutants that do not compile, and survivors classified equivalent; every other survivor was judged again (carry.go). "+
 			"A seeded sample of %d carried kills was judged again: %d disagreed", c.Count, cell(c.From), c.Rechecked, len(c.Disagreed))
 		if len(c.Disagreed) > 0 {
 			fmt.Fprintf(&b, " (%s; their new verdicts are the ones reported)", cell(strings.Join(c.Disagreed, ", ")))
