@@ -127,6 +127,11 @@ func (d *decideArea) errorResult(nth, tool string) error {
 		if !r.IsError {
 			return fmt.Errorf("expected an error result for the call %s to %q in model request %s (nobody answered it), it is an ordinary result %q", r.ToolUseID, tool, nth, r.Content)
 		}
+		// error_category is optional, but a category the kernel names must
+		// be the call's: the frontend failed it, nobody cancelled it.
+		if r.ErrorCategory == wire.ToolErrCancelled {
+			return fmt.Errorf("the error result for the call %s to %q in model request %s is categorised %q, but nobody cancelled the call: the frontend failed it", r.ToolUseID, tool, nth, r.ErrorCategory)
+		}
 	}
 	return nil
 }
