@@ -28,8 +28,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	fmt.Fprintf(&b, "). Judging every mutant took %s of worker time (%d jobs: about %s); this run took %s.",
 		fmtDuration(r.WorkerS), r.Jobs, fmtDuration(r.WorkerS/float64(max(r.Jobs, 1))), fmtDuration(r.DurationS))
 	if r.Builds > 0 {
-		fmt.Fprintf(&b, " %d programs were built: mutant schemata (many mutants to a program, switched at run time; %s of building) and the mutants a schema cannot hold.",
-			r.Builds, fmtDuration(r.SchemaBuildS))
+		fmt.Fprintf(&b, " This run built %s: mutant schemata (many mutants to a program, switched at run time; %s of building) and the mutants a schema cannot hold.",
+			count(r.Builds, "program", "programs"), fmtDuration(r.SchemaBuildS))
 	}
 	if r.Commit != "" {
 		fmt.Fprintf(&b, " Source: commit `%s`; every place below is a line of that commit.", cell(r.Commit))
