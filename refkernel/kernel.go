@@ -67,9 +67,17 @@ func WithPreviewTimeout(d time.Duration) Option { return func(k *Kernel) { k.pre
 
 // WithDeclaration edits the initialize answer: a legal variant of the
 // kernel declares another reading of an open point, or leaves a capability
-// out, exactly as a third-party kernel would.
+// out, exactly as a third-party kernel would. Several apply in order.
 func WithDeclaration(f func(*wire.InitializeResult)) Option {
-	return func(k *Kernel) { k.declare = f }
+	return func(k *Kernel) {
+		prev := k.declare
+		k.declare = func(info *wire.InitializeResult) {
+			if prev != nil {
+				prev(info)
+			}
+			f(info)
+		}
+	}
 }
 
 // WithClockStartDelay starts each root session's wall clock this long after

@@ -202,6 +202,15 @@ func (s *Scenario) loopCheckPositions() ([]int, []calllog.Entry) {
 	return at, entries
 }
 
+// checkWindow is the scenario's model_check_window; a check about the
+// second tier in a scenario that sets none is a defect of the scenario.
+func (s *Scenario) checkWindow() (int, error) {
+	if s.Cfg.DoomLoop == nil || s.Cfg.DoomLoop.ModelCheckWindow <= 0 {
+		return 0, errors.New("the scenario sets no model_check_window")
+	}
+	return s.Cfg.DoomLoop.ModelCheckWindow, nil
+}
+
 // countings are the readings of doom_loop.model_check_counts the kernel
 // may hold: the one it declares, or any of them.
 func (s *Scenario) countings() ([]string, error) {
@@ -224,12 +233,9 @@ func (s *Scenario) loopChecksWhereWindowFills() error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
-	window := 0
-	if s.Cfg.DoomLoop != nil {
-		window = s.Cfg.DoomLoop.ModelCheckWindow
-	}
-	if window <= 0 {
-		return errors.New("the scenario sets no model_check_window")
+	window, err := s.checkWindow()
+	if err != nil {
+		return err
 	}
 	countings, err := s.countings()
 	if err != nil {
@@ -308,12 +314,9 @@ func (s *Scenario) loopCheckShowedWindow() error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
-	window := 0
-	if s.Cfg.DoomLoop != nil {
-		window = s.Cfg.DoomLoop.ModelCheckWindow
-	}
-	if window <= 0 {
-		return errors.New("the scenario sets no model_check_window")
+	window, err := s.checkWindow()
+	if err != nil {
+		return err
 	}
 	counting := "calls" // undeclared: what every counting's window holds
 	if cs, err := s.countings(); err != nil {

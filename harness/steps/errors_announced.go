@@ -54,22 +54,9 @@ func (s *Scenario) announcedRetries() []announcedRetry {
 		turn    string
 		attempt int
 	}
-	waits := map[key]time.Duration{}
-	afters := map[key]time.Duration{}
-	es := s.modelEntries()
-	for i := 1; i < len(es); i++ {
-		prev, cur := es[i-1], es[i]
-		me := modelErrorOf(prev)
-		pp, _ := prev.Value.(wire.ModelStreamParams)
-		cp, _ := cur.Value.(wire.ModelStreamParams)
-		if me == nil || pp.CallContext.TurnID != cp.CallContext.TurnID {
-			continue
-		}
-		k := key{pp.CallContext.TurnID, pp.Attempt}
-		waits[k] = cur.Start.Sub(prev.End)
-		if me.RetryAfterMS != nil {
-			afters[k] = time.Duration(*me.RetryAfterMS) * time.Millisecond
-		}
+	measured := map[key]retrySample{}
+	for _, r := range s.retrySamples() {
+		measured[key{r.turn, r.attempt}] = r
 	}
 	var out []announcedRetry
 	for _, ev := range s.rootEvents() {
@@ -82,9 +69,8 @@ func (s *Scenario) announcedRetries() []announcedRetry {
 		}
 		at, _ := payloadNumber(ev.Payload["attempt"])
 		a := announcedRetry{turn: ev.TurnID, attempt: int(at), delay: time.Duration(ms * float64(time.Millisecond))}
-		k := key{ev.TurnID, a.attempt}
-		a.wait, a.measured = waits[k]
-		a.retryAfter = afters[k]
+		r, ok := measured[key{ev.TurnID, a.attempt}]
+		a.wait, a.retryAfter, a.measured = r.wait, r.retryAfter, ok
 		out = append(out, a)
 	}
 	return out

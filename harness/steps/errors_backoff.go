@@ -151,6 +151,11 @@ type retrySample struct {
 	k          int // its retry number within the call, from 1
 	wait       time.Duration
 	retryAfter time.Duration
+	// turn and attempt name the failed request it retries, as the
+	// kernel's retry event does (an attempt restarts at 1 after a
+	// reduction, k does not).
+	turn    string
+	attempt int
 }
 
 // modelErrorOf is the error the harness answered a model request with.
@@ -188,7 +193,8 @@ func (s *Scenario) retrySamples() []retrySample {
 		if me.RetryAfterMS != nil {
 			ra = time.Duration(*me.RetryAfterMS) * time.Millisecond
 		}
-		out = append(out, retrySample{req: i + 1, k: streak, wait: cur.Start.Sub(prev.End), retryAfter: ra})
+		out = append(out, retrySample{req: i + 1, k: streak, wait: cur.Start.Sub(prev.End), retryAfter: ra,
+			turn: pp.CallContext.TurnID, attempt: pp.Attempt})
 	}
 	return out
 }

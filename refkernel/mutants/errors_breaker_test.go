@@ -19,7 +19,7 @@ func init() {
 	registerVariant(Variant{Name: "errors/crash-breaker-own-count",
 		Reading: "A-33: the kernel counts crashes its own way (here the breaker trips one crash after the threshold) and declares no errors.crash_breaker.count; only the plain ER-10 scenario judges it",
 		Apply:   withTools(lateTrip{}),
-		Options: []refkernel.Option{withReading("errors.crash_breaker.count", "")},
+		Options: []refkernel.Option{withoutReadings("errors.crash_breaker.count")},
 		Tags:    "@ER-10"})
 }
 

@@ -20,12 +20,8 @@ func init() {
 	registerVariant(
 		Variant{Name: "config/zero-readings-undeclared",
 			Reading: "bound.zero, hooks.zero_timeout and doom_loop.number_identity left out: the scenarios that hold a kernel to them are skipped, nothing is asserted about a bound of 0, a hook timeout of 0 or numbers written differently",
-			Options: []refkernel.Option{refkernel.WithDeclaration(func(r *wire.InitializeResult) {
-				for _, k := range []string{"bound.zero", "hooks.zero_timeout", "doom_loop.number_identity"} {
-					delete(r.Readings, k)
-				}
-			})},
-			Tags: "@TA-02,@TA-03,@TA-04,@TA-05,@HD-05,@TA-12",
+			Options: []refkernel.Option{withoutReadings("bound.zero", "hooks.zero_timeout", "doom_loop.number_identity")},
+			Tags:    "@TA-02,@TA-03,@TA-04,@TA-05,@HD-05,@TA-12",
 		},
 		Variant{Name: "doomloop/numbers-by-value",
 			Reading: "A-04: the doom-loop hash compares numbers by value, as RFC 8785 does (1.5, 1.50 and 15e-1 are one input), declared as doom_loop.number_identity = value",

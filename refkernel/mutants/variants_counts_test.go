@@ -37,11 +37,11 @@ func init() {
 		Variant{Name: "errors/jitter-above-nominal-undeclared-ceiling",
 			Reading: "every backoff wait is drawn from [nominal, 1.5 × nominal] and announced so, with retry.jitter_max_ratio left out (A-26: any jitter up to 2 × nominal); the floor 0.5 it still declares holds",
 			Apply:   withRetry(jitterAbove{}),
-			Options: []refkernel.Option{withReading("retry.jitter_max_ratio", "")},
+			Options: []refkernel.Option{withoutReadings("retry.jitter_max_ratio")},
 			Tags:    "@ER-01,@ER-05"},
 		Variant{Name: "trace/child-link-undeclared",
-			Reading: "the kernel does not say how its child sessions' spans link to the parent's trace (trace.child_sessions left out): the link is recorded, not judged",
-			Options: []refkernel.Option{withReading("trace.child_sessions", "")},
+			Reading: "the kernel does not say how its child sessions' spans link to the parent's trace (trace.child_sessions left out): the scenario that holds a kernel to it is skipped",
+			Options: []refkernel.Option{withoutReadings("trace.child_sessions")},
 			Tags:    "@TA-17"},
 	)
 }
@@ -75,16 +75,6 @@ func (j noJitter) Decide(cfg *wire.Retry, e wire.ModelError, s retry.State) retr
 		d.Delay = retry.Backoff{Rand: func() float64 { return 0 }}.Delay(retry.Resolve(cfg), s.Attempt, e.RetryAfterMS)
 	}
 	return d
-}
-
-// withoutReadings leaves readings out (one declaration: a kernel takes
-// one WithDeclaration).
-func withoutReadings(keys ...string) refkernel.Option {
-	return refkernel.WithDeclaration(func(r *wire.InitializeResult) {
-		for _, k := range keys {
-			delete(r.Readings, k)
-		}
-	})
 }
 
 // reductions is the reference policy with another cap on reduction passes.

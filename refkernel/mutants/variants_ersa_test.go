@@ -40,14 +40,19 @@ func withoutCapabilities(names ...string) refkernel.Option {
 // withReading declares (or, with value "", leaves out) one reading.
 func withReading(key, value string) refkernel.Option {
 	return refkernel.WithDeclaration(func(r *wire.InitializeResult) {
-		if value == "" {
-			delete(r.Readings, key)
-			return
-		}
 		if r.Readings == nil {
 			r.Readings = map[string]string{}
 		}
 		r.Readings[key] = value
+	})
+}
+
+// withoutReadings leaves readings out.
+func withoutReadings(keys ...string) refkernel.Option {
+	return refkernel.WithDeclaration(func(r *wire.InitializeResult) {
+		for _, k := range keys {
+			delete(r.Readings, k)
+		}
 	})
 }
 

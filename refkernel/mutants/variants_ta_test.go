@@ -38,17 +38,13 @@ func init() {
 		Variant{Name: "concurrency/undeclared-reads-concurrent-undeclared",
 			Reading: "A-15: undeclared data_source operations run concurrently, and the kernel declares no reading: only recorded",
 			Apply:   undeclaredReadsConcurrent,
-			Options: []refkernel.Option{refkernel.WithDeclaration(func(r *wire.InitializeResult) {
-				delete(r.Readings, readingUndeclaredReads)
-			})},
-			Tags: "@TA-14,@TA-15,@TA-16,@TA-28,@TA-29,@TA-30",
+			Options: []refkernel.Option{withoutReadings(readingUndeclaredReads)},
+			Tags:    "@TA-14,@TA-15,@TA-16,@TA-28,@TA-29,@TA-30",
 		},
 		Variant{Name: "doomloop/model-check-counts-undeclared",
 			Reading: "TA-13: the kernel declares no doom_loop.model_check_counts; the checks accept any counting (relevant calls, every call, turns) and this one counts relevant calls",
-			Options: []refkernel.Option{refkernel.WithDeclaration(func(r *wire.InitializeResult) {
-				delete(r.Readings, "doom_loop.model_check_counts")
-			})},
-			Tags: "@TA-13",
+			Options: []refkernel.Option{withoutReadings("doom_loop.model_check_counts")},
+			Tags:    "@TA-13",
 		},
 		Variant{Name: "bounds/session-clock-starts-200ms-late",
 			Reading: "A-09: the kernel starts its wall clock 200 ms after session/run arrived (setup before timing), and reports that start in session_meta",
