@@ -282,15 +282,21 @@ func (s *Scenario) walk() verdicts {
 				v.add("TA-12", "the session ended %q, the kernel's doom-loop status, after turn %d, but the doom loop was not due (%s)", status, ordinary, doomWhy)
 				return v
 			}
-			if doomMust && !anyStatus(pending, status) && anyDueStatus(dues, status) && s.ranCalls(e, calls) {
-				// The doom loop (step 16) was due, yet the ending names a
-				// bound of step 17: the detector did not fire (TA-12); the
-				// limit path itself was taken. A kernel that never ran the
-				// turn's calls (checked its bounds before them, TA-19's
-				// fault, found by the step-order invariant) never got to
-				// step 16 either, so the detector is not blamed for it.
-				v.add("TA-12", "%s at step 16 of turn %d, but the session ended %q, the status of a bound due at step 17: the detector did not fire", doomWhy, ordinary, status)
-				return v
+			if doomMust && !anyStatus(pending, status) && anyDueStatus(dues, status) {
+				if !s.ranCalls(e, calls) {
+					// The kernel never ran the turn's calls (it checked its
+					// bounds before them: TA-19's fault, found by the
+					// step-order invariant), so it never got to step 16
+					// either: TA-12 is not reached in this case, neither
+					// blamed nor passed.
+					delete(v.reached, "TA-12")
+				} else {
+					// The doom loop (step 16) was due, yet the ending names
+					// a bound of step 17: the detector did not fire (TA-12);
+					// the limit path itself was taken.
+					v.add("TA-12", "%s at step 16 of turn %d, but the session ended %q, the status of a bound due at step 17: the detector did not fire", doomWhy, ordinary, status)
+					return v
+				}
 			}
 			s.judgeFinal(v, turnReqs, finalAt, pending)
 			return v
