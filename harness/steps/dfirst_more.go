@@ -181,8 +181,8 @@ func (d *dfArea) writeAfterRun(ctx context.Context, args, tool string) error {
 // it cannot run, a skill it cannot tell apart, a clause it cannot evaluate.
 // The scenario's tag names the requirement the refused part serves.
 func (d *dfArea) configRefused() error {
-	if !d.s.ran {
-		return errors.New("step needs the session to have run (add \"When the session runs\")")
+	if err := d.s.mustHaveStarted(); err != nil {
+		return err
 	}
 	if d.s.Rejected == nil {
 		return fmt.Errorf("expected the kernel to refuse the deterministic_first block (error %d) before the session started, it accepted it and the session ended %q",
@@ -197,7 +197,7 @@ func (d *dfArea) configRefused() error {
 // DF-02's own scenario.)
 func (d *dfArea) offeredAsTable(n int) error {
 	if len(d.gateOrder) == 0 {
-		return errors.New("no gate table in the scenario (add \"these tools, each gated as the table says:\")")
+		return scenarioDefect("no gate table in the scenario (add \"these tools, each gated as the table says:\")")
 	}
 	r, err := d.s.modelRequest(fmt.Sprint(n))
 	if err != nil {
@@ -322,7 +322,7 @@ func (d *dfArea) holdsOutput(n int, tool string) error {
 	}
 	text, ok := d.outputs[tool]
 	if !ok {
-		return fmt.Errorf("the scenario scripts no output for %q (add \"the tool %q answers \"...\"\")", tool, tool)
+		return scenarioDefect("the scenario scripts no output for %q (add \"the tool %q answers \"...\"\")", tool, tool)
 	}
 	for _, r := range rs {
 		if r.IsError || !strings.Contains(r.Content, text) {
