@@ -15,6 +15,11 @@ import { traced } from "./trace.mjs";
  * function sees a call (the AI SDK has approvals, not rules). */
 const rule = (s, t) => (s.config.policy.rules || []).find((r) => (!r.provider || r.provider === t.provider) && (!r.tool || r.tool === t.name) && (!r.kind || r.kind === t.kind));
 
+/** The policy's decision on a call: its first matching rule, else the
+ * specification's default (PA-10: a resource call asks, a read or an
+ * interactive call is allowed). Glue: the AI SDK has no policy rules. */
+const decide = (s, t) => { const r = rule(s, t); return r ? { decision: r.decision, by: r.name } : { decision: t.kind === "resource" ? "ask" : "allow", by: "default" }; };
+
 function tools(run) {
   const s = run.s, set = {};
   for (const t of s.config.tools || []) {
@@ -39,18 +44,27 @@ function tools(run) {
   return set;
 }
 
-/** toolApproval: the AI SDK's per-call approval function, where the
- * profile's policy, the user's permission and the plan-ready veto chain go. */
+/** toolApproval: the AI SDK's per-call approval function (generate-text.ts
+ * calls it for every tool call before execution; a "denied" answer becomes
+ * the call's tool-result with the reason, never an execute). The profile's
+ * policy, the user's permission and the plan-ready veto chain go here. */
 async function approve(run, { toolCall }) {
   const s = run.s, t = s.tool(toolCall.toolName);
   if (!t) return "not-applicable";
-  const r = rule(s, t), decision = r ? r.decision : "allow"; // no rule: the AI SDK's default, no approval
-  if (t.kind !== "resource") return decision === "deny" ? { type: "denied", reason: `denied by policy rule ${r.name}` } : "not-applicable";
+  const { decision, by } = decide(s, t);
+  if (t.kind !== "resource") { // the read/interactive precheck (PA-06): allow or deny, an ask is downgraded (PA-09)
+    if (decision === "deny") return { type: "denied", reason: `denied by policy rule ${by}` };
+    if (decision === "ask") {
+      s.event(run.turn.id, "ask_downgrade", { call_id: toolCall.toolCallId, tool: t.name, kind: t.kind, rule: by });
+      return { type: "denied", reason: `ask downgraded to deny by policy rule ${by}: a ${t.kind} call is never asked about` };
+    }
+    return "not-applicable";
+  }
   const item = { id: `${run.turn.id}/${toolCall.toolCallId}`, tool_call_id: toolCall.toolCallId, provider: t.provider, tool: t.name, kind: t.kind,
-    risk: t.risk, description: t.description, input: toolCall.input ?? null, decision, decided_by: r ? r.name : "no-rule" };
+    risk: t.risk, description: t.description, input: toolCall.input ?? null, decision, decided_by: by };
   run.plan.push(item);
   s.event(run.turn.id, "plan_item", { ...item, turn_id: run.turn.id });
-  if (decision === "deny") return { type: "denied", reason: `denied by policy rule ${r.name}` };
+  if (decision === "deny") return { type: "denied", reason: `denied by policy rule ${by}` };
   if (decision === "ask") {
     const { decisions } = await s.host.permission({ call_context: s.callContext(run.turn.id), items: [item] });
     if ((decisions || []).find((d) => d.plan_item_id === item.id)?.decision !== "ALLOW") return { type: "denied", reason: "denied by the user" };
