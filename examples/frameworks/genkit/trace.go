@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/agentconform/conform/spec/wire"
@@ -14,7 +15,7 @@ import (
 // TracerProvider): a "generate" span per iteration of its tool loop
 // (ai/generate.go:329-335, type util) and a span per action run
 // (core/action.go:199-214, type "action", its subtype the action's type:
-// "model" for the model call, "tool" for a tool). A span processor
+// "model" for the model call, "tool.v2" for a tool). A span processor
 // registered on that provider, as Genkit's own telemetry exporter is
 // (tracing.go:135 WriteTelemetryImmediate), sees every span end; the
 // session a span belongs to comes from the context Generate was called
@@ -66,7 +67,7 @@ func (p *processor) OnEnd(s sdktrace.ReadOnlySpan) {
 	if !ok {
 		return
 	}
-	attrs := map[string]any{}
+	attrs := map[string]any{"genkit:type": "", "genkit:metadata:subtype": ""}
 	for _, kv := range s.Attributes() {
 		switch k := string(kv.Key); k {
 		case "genkit:type", "genkit:metadata:subtype", "genkit:name", "genkit:path":
@@ -82,7 +83,7 @@ func (p *processor) OnEnd(s sdktrace.ReadOnlySpan) {
 		o.r.mu.Unlock()
 	case attrs["genkit:type"] == "action" && attrs["genkit:metadata:subtype"] == "model":
 		role = wire.RoleModelCall
-	case attrs["genkit:type"] == "action" && attrs["genkit:metadata:subtype"] == "tool":
+	case attrs["genkit:type"] == "action" && strings.HasPrefix(attrs["genkit:metadata:subtype"].(string), "tool"): // "tool.v2" in 1.4.0
 		role = wire.RoleToolExec
 	}
 	span := wire.Span{TraceID: s.SpanContext().TraceID().String(), SpanID: id, Name: "genkit " + s.Name(), Role: role,
