@@ -317,7 +317,7 @@ Feature: Deterministic-first profile
     And the tool "refund" was invoked 1 time
     And the tool "wire" was never invoked
     And model request 2 holds the output of the call to "refund"
-    And model request 2 holds an error result for the call to "wire"
+    And model request 2 holds a refusal for the call to "wire"
 
   @DF-06 @seed
   Scenario: a switch that follows text in the reply is applied, to the first skill too, and the active skill carries over to the next message

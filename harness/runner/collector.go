@@ -111,6 +111,10 @@ func (c *collector) row(o steps.Outcome) report.ScenarioResult {
 	switch {
 	case s.NotRun != "":
 		row.Status, row.Failure = report.NotRun, s.NotRun
+	case s.Defect != "":
+		// The scenario is ill-formed: an error of the scenario, never a
+		// verdict on the kernel.
+		row.Status, row.Failure = report.Error, "the scenario is ill-formed: "+s.Defect
 	case s.Fault != nil:
 		row.Status, row.Failure = report.Error, s.Fault.Error()
 	case c.undefined[p.Id] != "":

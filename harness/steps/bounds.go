@@ -3,7 +3,6 @@ package steps
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -325,7 +324,7 @@ func (s *Scenario) endedOnItsOwn() error {
 	fired := s.limits.watchdogFired
 	s.limits.mu.Unlock()
 	if !s.limits.limited {
-		return fmt.Errorf("step needs \"When the session runs for at most N seconds\"")
+		return scenarioDefect("step needs \"When the session runs for at most N seconds\"")
 	}
 	if fired {
 		return fmt.Errorf("the session had not ended on its own when the harness's time limit passed (it was waiting, with nobody to answer); the harness cancelled it and it ended %q", s.Result.Status)
@@ -381,8 +380,8 @@ func (s *Scenario) hardLimitEvent(bound string) error {
 // runs until the model is done. The model's script is shorter than any
 // framework's own default cap.
 func (s *Scenario) unboundedCompleted(n int) error {
-	if !s.ran {
-		return errors.New("step needs the session to have run (add \"When the session runs\")")
+	if err := s.mustHaveStarted(); err != nil {
+		return err
 	}
 	if s.Rejected != nil {
 		return fmt.Errorf("the kernel refused a session config that sets no bound (%v); every bound is optional and an absent one is unbounded", s.Rejected.Message)

@@ -88,6 +88,19 @@ func notApplicable(format string, args ...any) error {
 	return &notApplicableError{why: fmt.Sprintf(format, args...)}
 }
 
+// scenarioDefectError marks a check that found its own scenario ill-formed:
+// a check before the session ran, a bound or a table it reads that the
+// scenario never set. The check is not recorded; the scenario's status is
+// error, naming the defect, so a custom feature file or a shrunk fuzz case
+// never blames the kernel for its own mistake.
+type scenarioDefectError struct{ why string }
+
+func (e *scenarioDefectError) Error() string { return e.why }
+
+func scenarioDefect(format string, args ...any) error {
+	return &scenarioDefectError{why: fmt.Sprintf(format, args...)}
+}
+
 // splitError is one check whose assertion has a different outcome for some
 // of the requirements it proves: the blamed ones get err, the others get
 // rest (nil: pass). A kernel that declares it cannot apply transforms fails
@@ -156,7 +169,15 @@ func (s *Scenario) record(declared []string, err error) {
 		return
 	}
 	var split *splitError
-	if !errors.As(err, &split) {
+	isSplit := errors.As(err, &split)
+	var sd *scenarioDefectError
+	if errors.As(err, &sd) || (isSplit && (errors.As(split.err, &sd) || errors.As(split.rest, &sd))) {
+		if s.Defect == "" {
+			s.Defect = s.where() + sd.why
+		}
+		return
+	}
+	if !isSplit {
 		s.Checks = append(s.Checks, s.outcome(declared, declared, err))
 		return
 	}
@@ -175,6 +196,14 @@ func (s *Scenario) record(declared []string, err error) {
 	default:
 		s.Checks = append(s.Checks, blamed, rest)
 	}
+}
+
+// where names the current step for a scenario defect.
+func (s *Scenario) where() string {
+	if s.step == nil {
+		return ""
+	}
+	return fmt.Sprintf("step %q: ", s.step.Text)
 }
 
 // outcome is err as the outcome of the check for the IDs of ids the

@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -112,7 +111,7 @@ func (c *concurrency) barrierOpened(n int) error {
 		return err
 	}
 	if c.barrier == nil {
-		return fmt.Errorf("the scenario set no barrier (add \"calls to ... wait until N of them have started\")")
+		return scenarioDefect("the scenario set no barrier (add \"calls to ... wait until N of them have started\")")
 	}
 	if c.barrier.N != n {
 		return fmt.Errorf("the barrier waits for %d calls, the step expects %d", c.barrier.N, n)
@@ -312,7 +311,7 @@ func (c *concurrency) undeclaredReads(tool string) error {
 		return noOverlap(tool, es)
 	case "concurrent":
 		if c.barrier == nil {
-			return errors.New("the scenario set no barrier (add \"calls to ... wait until 2 of them have started\")")
+			return scenarioDefect("the scenario set no barrier (add \"calls to ... wait until 2 of them have started\")")
 		}
 		if !c.barrier.Opened() {
 			return fmt.Errorf("the kernel declares %s = concurrent, but its two undeclared reads of %q ran %s (the barrier's %v passed with %d of 2 started)", readingUndeclaredReads, tool, what, c.barrier.Timeout, c.barrier.ArrivedInTime())

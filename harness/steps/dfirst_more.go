@@ -67,7 +67,7 @@ func dfMoreSteps(d *dfArea, s *Scenario, sc *godog.ScenarioContext) {
 	sc.Step(stepRE(`^the kernel refused the (\d+) memory/writes? of "([^"]+)" to (its own session|session "[^"]+"), each with error (-?\d+)$`), s.proves(d.writesRefused, "DF-08"))
 	sc.Step(stepRE(`^model request (\d+) holds the output of the call to "([^"]+)"$`), s.proves(d.holdsOutput, "DF-03"))
 	sc.Step(stepRE(`^model request (\d+) holds the action "([^"]*)" as an assistant message$`), s.proves(d.holdsAction, "DF-01"))
-	sc.Step(stepRE(`^model request (\d+) holds an error result for the call to "([^"]+)"$`), s.proves(d.holdsRefusal, "DF-03"))
+	sc.Step(stepRE(`^model request (\d+) holds a refusal for the call to "([^"]+)"$`), s.proves(d.holdsRefusal, "DF-03"))
 	sc.Step(stepRE(`^the step's call to "([^"]+)" went to provider "([^"]+)" as attempt 1 with input (.+)$`), s.proves(d.stepCall, "DF-01"))
 	sc.Step(stepRE(`^the user was asked to confirm "([^"]+)" (\d+) times?$`), s.proves(d.confirmsAsked, "DF-05", "DF-09"))
 }
@@ -181,8 +181,8 @@ func (d *dfArea) writeAfterRun(ctx context.Context, args, tool string) error {
 // it cannot run, a skill it cannot tell apart, a clause it cannot evaluate.
 // The scenario's tag names the requirement the refused part serves.
 func (d *dfArea) configRefused() error {
-	if !d.s.ran {
-		return errors.New("step needs the session to have run (add \"When the session runs\")")
+	if err := d.s.mustHaveStarted(); err != nil {
+		return err
 	}
 	if d.s.Rejected == nil {
 		return fmt.Errorf("expected the kernel to refuse the deterministic_first block (error %d) before the session started, it accepted it and the session ended %q",
@@ -197,7 +197,7 @@ func (d *dfArea) configRefused() error {
 // DF-02's own scenario.)
 func (d *dfArea) offeredAsTable(n int) error {
 	if len(d.gateOrder) == 0 {
-		return errors.New("no gate table in the scenario (add \"these tools, each gated as the table says:\")")
+		return scenarioDefect("no gate table in the scenario (add \"these tools, each gated as the table says:\")")
 	}
 	r, err := d.s.modelRequest(fmt.Sprint(n))
 	if err != nil {
@@ -322,7 +322,7 @@ func (d *dfArea) holdsOutput(n int, tool string) error {
 	}
 	text, ok := d.outputs[tool]
 	if !ok {
-		return fmt.Errorf("the scenario scripts no output for %q (add \"the tool %q answers \"...\"\")", tool, tool)
+		return scenarioDefect("the scenario scripts no output for %q (add \"the tool %q answers \"...\"\")", tool, tool)
 	}
 	for _, r := range rs {
 		if r.IsError || !strings.Contains(r.Content, text) {
@@ -359,15 +359,16 @@ func (d *dfArea) holdsAction(n int, text string) error {
 }
 
 // holdsRefusal: DF-03, a call behind a closed gate never ran, and the model
-// is told so with an error result.
+// is told so with a result for it, by the one rule every denial check
+// shares (denied).
 func (d *dfArea) holdsRefusal(n int, tool string) error {
 	rs, err := d.dfResults(n, tool)
 	if err != nil {
 		return err
 	}
 	for _, r := range rs {
-		if !r.IsError {
-			return fmt.Errorf("expected the result of the refused call %s to %q in model request %d to be an error result, it is %q with is_error false", r.ToolUseID, tool, n, r.Content)
+		if err := d.s.denied(r.ToolUseID, tool, &r, fmt.Sprint(n)); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -273,7 +273,7 @@ func (s *Scenario) reachedTurnBound() error {
 	}
 	b := s.Cfg.Bounds.MaxTurns
 	if b == nil {
-		return errors.New("the scenario sets no turn bound")
+		return scenarioDefect("the scenario sets no turn bound")
 	}
 	lp := s.limitPath()
 	if lp.ordinary() != *b {

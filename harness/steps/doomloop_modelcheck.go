@@ -2,7 +2,6 @@ package steps
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -206,7 +205,7 @@ func (s *Scenario) loopCheckPositions() ([]int, []calllog.Entry) {
 // second tier in a scenario that sets none is a defect of the scenario.
 func (s *Scenario) checkWindow() (int, error) {
 	if s.Cfg.DoomLoop == nil || s.Cfg.DoomLoop.ModelCheckWindow <= 0 {
-		return 0, errors.New("the scenario sets no model_check_window")
+		return 0, scenarioDefect("the scenario sets no model_check_window")
 	}
 	return s.Cfg.DoomLoop.ModelCheckWindow, nil
 }

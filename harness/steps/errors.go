@@ -303,7 +303,7 @@ func (s *Scenario) tool(name string) (*wire.ToolSchema, error) {
 			return &s.Cfg.Tools[i], nil
 		}
 	}
-	return nil, fmt.Errorf("the scenario declares no tool %q (declare it first)", name)
+	return nil, scenarioDefect("the scenario declares no tool %q (declare it first)", name)
 }
 
 func (s *Scenario) toolCrashes(name string) error {

@@ -11,8 +11,8 @@ import (
 // ---- checks ----
 
 func (s *Scenario) configRefused() error {
-	if !s.ran {
-		return fmt.Errorf("step needs the session to have run (add \"When the session runs\")")
+	if err := s.mustHaveStarted(); err != nil {
+		return err
 	}
 	if s.Rejected == nil {
 		return fmt.Errorf("expected the kernel to refuse the session config (error %d), it accepted it and the session ended %q",

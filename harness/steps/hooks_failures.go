@@ -205,8 +205,9 @@ func (s *Scenario) noHookError() error {
 	return nil
 }
 
-// HD-04/HD-11: every call of the tool came back to the model as an error
-// result (the denial).
+// HD-04/HD-11: every call of the tool was denied, by the one rule every
+// denial check shares (denied): it never ran, and the model got a result
+// for it.
 func (s *Scenario) denialResults(nth, tool string) error {
 	r, err := s.reachedModelRequest(nth)
 	if err != nil {
@@ -228,12 +229,12 @@ func (s *Scenario) denialResults(nth, tool string) error {
 		return fmt.Errorf("model request %s holds no call of %q to check", nth, tool)
 	}
 	for _, id := range ids {
-		res, ok := results[id]
-		switch {
-		case !ok:
-			return fmt.Errorf("model request %s holds no result for the %q call %s", nth, tool, id)
-		case !res.IsError:
-			return fmt.Errorf("expected the result of the %q call %s in model request %s to be a denial (an error result), it is a success: %q", tool, id, nth, res.Content)
+		var res *wire.ContentBlock
+		if c, ok := results[id]; ok {
+			res = &c
+		}
+		if err := s.denied(id, tool, res, nth); err != nil {
+			return err
 		}
 	}
 	return nil

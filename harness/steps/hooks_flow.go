@@ -227,7 +227,7 @@ func (s *Scenario) hookBarrierOpened() error {
 	}
 	ids := s.hooks.barrierIDs
 	if len(ids) == 0 {
-		return fmt.Errorf("the scenario declared no hook barrier")
+		return scenarioDefect("the scenario declared no hook barrier")
 	}
 	seen := false
 	for _, c := range s.hookChains("") {

@@ -50,8 +50,8 @@ func (s *Scenario) permissionAsked(tool string) error {
 }
 
 func (s *Scenario) noHookDispatch() error {
-	if !s.ran {
-		return fmt.Errorf("step needs the session to have run (add \"When the session runs\")")
+	if err := s.mustHaveStarted(); err != nil {
+		return err
 	}
 	if hs := s.hookRequests(); len(hs) > 0 {
 		return fmt.Errorf("expected no hook/dispatch at all, the kernel sent %d (first: %q, #%d)", len(hs), hs[0].Label, hs[0].Seq)
@@ -61,8 +61,8 @@ func (s *Scenario) noHookDispatch() error {
 
 // HD-16: the config is refused before the session starts, naming the block.
 func (s *Scenario) configRefusedNaming(name string) error {
-	if !s.ran {
-		return fmt.Errorf("step needs the session to have run (add \"When the session runs\")")
+	if err := s.mustHaveStarted(); err != nil {
+		return err
 	}
 	if s.Rejected == nil {
 		return fmt.Errorf("expected the kernel to refuse the session config (error %d naming %q), it accepted it and the session ended %q",

@@ -142,7 +142,9 @@ type due struct {
 }
 
 // isFinalShape says whether a turn request is a final-answer request: the
-// kernel labels it so, or it withholds every tool.
+// kernel labels it so, or it withholds every tool (in a generated session
+// every ordinary request offers the tools). A request that offers them is
+// one only as finalAnswerAt says.
 func isFinalShape(e calllog.Entry) bool {
 	p, _ := e.Value.(wire.ModelStreamParams)
 	return p.Purpose == wire.PurposeFinalAnswer || len(p.Tools) == 0
@@ -167,6 +169,12 @@ func (s *Scenario) walk() verdicts {
 			finalAt = i
 			break
 		}
+	}
+	if finalAt < 0 {
+		// The last request may still show itself the final answer by an
+		// instruction alone: the same reading as the scenario checks'
+		// (finalAnswerAt), so TA-02 and TA-08 agree about it here too.
+		finalAt = s.finalAnswerAt(turnReqs)
 	}
 	s.grammar(v, finalAt)
 	b := s.Cfg.Bounds

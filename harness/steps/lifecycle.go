@@ -194,7 +194,7 @@ func (s *Scenario) lcUnknownMethod(ctx context.Context, method string, code int)
 		return err
 	}
 	if slices.Contains(wire.Methods(), method) {
-		return fmt.Errorf("the scenario names %q, which the protocol defines", method)
+		return scenarioDefect("the scenario names %q, which the protocol defines", method)
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.env.Scale(lcProbe))
 	defer cancel()
@@ -249,7 +249,7 @@ func (s *Scenario) lcExitedAtEOF(lc *lcState) error {
 // input and watches it exit.
 func (s *Scenario) lcEndWhileRunning(ctx context.Context, lc *lcState, n int, eof bool) error {
 	if s.ran {
-		return errors.New("the scenario runs its sessions twice")
+		return scenarioDefect("the scenario runs its sessions twice")
 	}
 	s.ran = true
 	k, err := s.env.Pool.Get(ctx)

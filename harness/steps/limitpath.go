@@ -87,30 +87,53 @@ func (s *Scenario) turnEntries() []calllog.Entry {
 	return out
 }
 
-// limitPath finds the final-answer request: the first one the kernel labels
-// purpose final_answer (§13), or, for a kernel that does not label it, the
-// last request when the turn before it carried out its calls and this one
-// carried out none of its own although it withheld the tools or its reply
-// asked for some (a reply of plain text to an ordinary request is a normal
-// finish, not a final-answer turn).
+// limitPath finds the final-answer request by finalAnswerAt, the one
+// classification of turn requests every check shares.
 func (s *Scenario) limitPath() limitPath {
 	ts := s.turnEntries()
-	lp := limitPath{turns: ts, final: -1}
-	for i, e := range ts {
+	return limitPath{turns: ts, final: s.finalAnswerAt(ts)}
+}
+
+// finalAnswerAt is the index in turns of the final-answer request, or -1:
+// the first request the kernel labels purpose final_answer (§13), or, for
+// a kernel that does not label it, the last request when the turn before
+// it carried out its calls, this one carried out none of its own, and it
+// shows itself a final-answer request (unlabelledFinal). Every check reads
+// requests through this one classification, so two checks of one run never
+// disagree about what a request was: the request TA-02 leaves out of the
+// ordinary turns is the one TA-08 judges as the final-answer turn.
+func (s *Scenario) finalAnswerAt(turns []calllog.Entry) int {
+	for i, e := range turns {
 		if p, _ := e.Value.(wire.ModelStreamParams); p.Purpose == wire.PurposeFinalAnswer {
-			lp.final = i
-			return lp
+			return i
 		}
 	}
-	if n := len(ts); n >= 2 {
-		last := ts[n-1]
-		p, _ := last.Value.(wire.ModelStreamParams)
-		calls := replyCalls(last)
-		if s.anyActedOn(replyCalls(ts[n-2])) && !s.anyActedOn(calls) && (len(p.Tools) == 0 || len(calls) > 0) {
-			lp.final = n - 1
-		}
+	n := len(turns)
+	if n < 2 {
+		return -1
 	}
-	return lp
+	last := turns[n-1]
+	if s.anyActedOn(replyCalls(turns[n-2])) && !s.anyActedOn(replyCalls(last)) && s.unlabelledFinal(last) {
+		return n - 1
+	}
+	return -1
+}
+
+// unlabelledFinal says whether a request the kernel does not label shows
+// itself a final-answer request: it withholds every tool, or it carries a
+// new instruction of the kernel's own (TA-20's two marks; either is enough
+// to tell the kind of request, and TA-20 judges whether both are there). A
+// request that offers the tools and says nothing new is an ordinary
+// request, whatever the kernel does with its reply: a loop whose turn cap
+// lets the model answer once more with the tools offered and then drops
+// the calls (Genkit's WithMaxTurns) ran one ordinary turn too many (TA-02)
+// and made no final-answer request (TA-08). A reply of plain text to an
+// ordinary request is a normal finish, not a final-answer turn.
+func (s *Scenario) unlabelledFinal(e calllog.Entry) bool {
+	if p, _ := e.Value.(wire.ModelStreamParams); len(p.Tools) == 0 {
+		return true
+	}
+	return s.requestCarriedInstruction(strconv.Itoa(s.nthOf(e))) == nil
 }
 
 // anyActedOn reports whether the kernel did anything with one of the calls
@@ -197,6 +220,13 @@ func (s *Scenario) oneFinalTurn() error {
 	}
 	if lp.final < 0 {
 		msg := fmt.Sprintf("after its last ordinary turn (model request %d) the kernel made no final-answer request; the session ended %q", len(lp.turns), s.Result.Status)
+		if n := len(lp.turns); n > 1 {
+			last := lp.turns[n-1]
+			msg = fmt.Sprintf("after its last ordinary turn (model request %d) the kernel made no final-answer request; the session ended %q", s.nthOf(last), s.Result.Status)
+			if p, _ := last.Value.(wire.ModelStreamParams); len(p.Tools) > 0 {
+				msg += " (that request offered the tools, carried no instruction of the kernel's own and is not labelled final_answer: an ordinary request)"
+			}
+		}
 		if s.Result.Error != "" {
 			msg += " (error: " + s.Result.Error + ")"
 		}
@@ -204,16 +234,6 @@ func (s *Scenario) oneFinalTurn() error {
 	}
 	if extra := len(lp.turns) - lp.final - 1; extra > 0 {
 		return fmt.Errorf("the final-answer request was model request %d, and the kernel asked the model %d more times after it", s.nthOf(lp.turns[lp.final]), extra)
-	}
-	// A request the kernel does not label as the final answer is one only
-	// if it shows it: the tools withheld or an instruction of the kernel's
-	// own. A last ordinary request whose calls were dropped is no final-
-	// answer turn (a loop whose cap counts tool rounds ends that way).
-	final := lp.turns[lp.final]
-	if p, _ := final.Value.(wire.ModelStreamParams); p.Purpose != wire.PurposeFinalAnswer && len(p.Tools) > 0 {
-		if s.requestCarriedInstruction(strconv.Itoa(s.nthOf(final))) != nil {
-			return fmt.Errorf("the last request (model request %d) offered tools, carried no instruction of the kernel's own and is not labelled final_answer, and its calls were not carried out: the kernel dropped them instead of running a final-answer turn", s.nthOf(final))
-		}
 	}
 	if s.Result.Status == wire.StatusFailed {
 		return fmt.Errorf("the session ended %q after the final-answer turn; a fired bound never ends the session as failed (error: %s)", s.Result.Status, s.Result.Error)

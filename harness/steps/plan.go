@@ -137,7 +137,7 @@ func (p *planArea) tool(name string) (*wire.ToolSchema, error) {
 			return &p.s.Cfg.Tools[i], nil
 		}
 	}
-	return nil, fmt.Errorf("the scenario declares no tool %q (declare it first)", name)
+	return nil, scenarioDefect("the scenario declares no tool %q (declare it first)", name)
 }
 
 func (p *planArea) requiresString(name, field string) error {

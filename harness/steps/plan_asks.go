@@ -139,8 +139,8 @@ func (p *planArea) denialUnlessRan(nth, tool string) error {
 		return err
 	}
 	for _, id := range p.s.callIDsOf(tool) {
-		if e, ran := p.s.invokedCall(id); ran {
-			return notReached("the kernel ran the call %s to %q (#%d), so there is no denial to read", id, tool, e.Seq)
+		if how, ran := p.s.ranCall(id); ran {
+			return notReached("the call %s to %q was not denied: the kernel %s, so there is no denial to read", id, tool, how)
 		}
 	}
 	return p.denialWithReason(nth, tool)

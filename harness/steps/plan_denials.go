@@ -14,8 +14,8 @@ import (
 )
 
 // The denied call never ran, and the model finds a result for it in its
-// history: the denial. What the denial says is PA-03's own check
-// (denialWithReason).
+// history: the denial, by the one rule every denial check shares (denied).
+// What the denial says is PA-03's own check (denialWithReason).
 func (p *planArea) denialResult(nth, tool string) error {
 	if err := p.s.mustHaveRun(); err != nil {
 		return err
@@ -25,8 +25,8 @@ func (p *planArea) denialResult(nth, tool string) error {
 		return err
 	}
 	for _, r := range rs {
-		if e, ran := p.s.invokedCall(r.ToolUseID); ran {
-			return fmt.Errorf("expected the call %s to %q to be denied, but the kernel invoked it (#%d)", r.ToolUseID, tool, e.Seq)
+		if err := p.s.denied(r.ToolUseID, tool, &r, nth); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -224,8 +224,8 @@ func (p *planArea) downgradeMarks(tool string) ([]string, error) {
 		return nil, notReached("the model made no call to %q", tool)
 	}
 	for _, id := range ids {
-		if e, ran := s.invokedCall(id); ran {
-			return nil, fmt.Errorf("expected the call %s to %q to be denied, the kernel invoked it (#%d)", id, tool, e.Seq)
+		if how, ran := s.ranCall(id); ran {
+			return nil, fmt.Errorf("expected the call %s to %q to be denied, but the kernel %s", id, tool, how)
 		}
 	}
 	var out []string

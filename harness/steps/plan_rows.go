@@ -233,6 +233,60 @@ func (p *planArea) resultsFor(nth, tool string) ([]wire.ContentBlock, error) {
 	return out, nil
 }
 
+// ranCall says whether the call ran and how the log shows it: a
+// tool/invoke for it, or, for an interactive call, a frontend/interactive
+// for it (interactive calls go to the frontend, never to tool/invoke,
+// PROTOCOL.md §7.7). Whether a call was denied is read from this, never
+// from the absence of a tool/invoke alone: an interactive call that asked
+// the frontend ran, and its answer is no denial.
+func (s *Scenario) ranCall(id string) (how string, ran bool) {
+	for _, e := range s.World.Log.Entries() {
+		switch v := e.Value.(type) {
+		case wire.ToolInvokeParams:
+			if v.CallID == id {
+				return fmt.Sprintf("invoked it (tool/invoke #%d)", e.Seq), true
+			}
+		case wire.InteractiveParams:
+			if v.CallID == id {
+				return fmt.Sprintf("ran it: it asked the frontend (frontend/interactive #%d)", e.Seq), true
+			}
+		}
+	}
+	return "", false
+}
+
+// denied judges one call by the one rule for every denial and every call a
+// hook blocked (PROTOCOL.md §7.4, "Denials"): the call never ran (ranCall)
+// and res, the tool_result the next model request holds for it, is there.
+// is_error is not part of the rule: the specification's tool_result block
+// has no error flag, and a denial "surfaces as tool-result text"
+// (plan-apply-gate.md); what that text must say is PA-03's own check. A
+// denial without the flag is recorded, never judged.
+func (s *Scenario) denied(id, tool string, res *wire.ContentBlock, nth string) error {
+	if how, ran := s.ranCall(id); ran {
+		return fmt.Errorf("expected the call %s to %q to be denied, but the kernel %s", id, tool, how)
+	}
+	if res == nil {
+		return fmt.Errorf("model request %s holds no result for the %q call %s: a denied call still gets a tool_result", nth, tool, id)
+	}
+	if !res.IsError {
+		s.observeOnce("PA-03", "the denial of the call %s to %q reached the model without is_error (%q): a denial is judged by the call not running and its result, not by the flag", id, tool, safeShort(res.Content))
+	}
+	return nil
+}
+
+// observeOnce records an observation unless the same one is there already
+// (several checks of one scenario read the same denial).
+func (s *Scenario) observeOnce(subject, format string, args ...any) {
+	what := fmt.Sprintf(format, args...)
+	for _, o := range s.Observations {
+		if o.Subject == subject && o.What == what {
+			return
+		}
+	}
+	s.Observations = append(s.Observations, Observation{Subject: subject, What: what})
+}
+
 // invokedCall reports whether a tool/invoke ran for a call id.
 func (s *Scenario) invokedCall(id string) (calllog.Entry, bool) {
 	for _, e := range s.World.Log.Entries() {

@@ -65,6 +65,11 @@ type Scenario struct {
 	Rejected *driver.ConfigRejected
 	// Fault is set when the kernel broke the protocol: verdict error.
 	Fault error
+	// Defect says how the scenario itself is ill-formed, found by one of
+	// its checks (a check before "When the session runs", a bound the
+	// check reads that the scenario never sets): verdict error, naming
+	// the scenario's defect, never a fail of the kernel.
+	Defect string
 	// Skip carries the reason the scenario was skipped.
 	Skip string
 	// NotRun says why the scenario did not run (the run was interrupted).
@@ -148,7 +153,7 @@ func newScenario(env *Env) *Scenario {
 // run drives the session to its end once.
 func (s *Scenario) run(ctx context.Context) error {
 	if s.ran {
-		return errors.New("the scenario runs the session twice")
+		return scenarioDefect("the scenario runs the session twice")
 	}
 	s.ran = true
 	k, err := s.env.Pool.Get(ctx)
@@ -239,14 +244,24 @@ func (s *Scenario) release() {
 }
 
 func (s *Scenario) mustHaveRun() error {
-	if !s.ran {
-		return errors.New("step needs the session to have run (add \"When the session runs\")")
+	if err := s.mustHaveStarted(); err != nil {
+		return err
 	}
 	if s.Rejected != nil {
 		return fmt.Errorf("the kernel rejected the session config: %s", s.Rejected.Message)
 	}
 	if why := s.cutReason(); why != "" {
 		return notReached("the harness ended the session early: %s", why)
+	}
+	return nil
+}
+
+// mustHaveStarted is the scenario's own precondition of every check: the
+// session ran. A check placed before "When the session runs" is a defect
+// of the scenario, whatever the kernel does.
+func (s *Scenario) mustHaveStarted() error {
+	if !s.ran {
+		return scenarioDefect("step needs the session to have run (add \"When the session runs\")")
 	}
 	return nil
 }

@@ -50,7 +50,7 @@ func (s *Scenario) saBudget(profile string) (string, saTree, float64, error) {
 		return "", t, 0, err
 	}
 	if s.Cfg.Bounds.MaxCostUSD == nil {
-		return "", t, 0, fmt.Errorf("the scenario sets no cost bound on the root")
+		return "", t, 0, scenarioDefect("the scenario sets no cost bound on the root")
 	}
 	spent := saSum(s.saCosts(), t.members(), t.startSeq[id])
 	budget := *s.Cfg.Bounds.MaxCostUSD - spent

@@ -85,7 +85,7 @@ func (s *Scenario) zeroBound() (name, status, profile string, err error) {
 	case b.Weights != nil && b.Weights.MaxWeightedTokens == 0:
 		return "weights.max_weighted_tokens", wire.StatusErrorMaxBudgetUSD, "", nil
 	}
-	return "", "", "", errors.New("the scenario sets no bound to 0 (max_turns, max_wall_clock_s, weights.max_weighted_tokens or a sub-agent profile's max_turns)")
+	return "", "", "", scenarioDefect("the scenario sets no bound to 0 (max_turns, max_wall_clock_s, weights.max_weighted_tokens or a sub-agent profile's max_turns)")
 }
 
 // TA-02/TA-04/TA-05 under bound.zero (a sub-agent profile's max_turns is

@@ -10,7 +10,9 @@ import (
 
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/runner"
+	"github.com/agentconform/conform/refkernel/hooks"
 	"github.com/agentconform/conform/refkernel/loop"
+	"github.com/agentconform/conform/spec/wire"
 )
 
 // A kernel that never dispatches post-apply is charged for that where the
@@ -53,5 +55,31 @@ func TestChildTurnBoundNotBlamedForMissingFinalTurn(t *testing.T) {
 		if q.ID == "TA-02" && q.Status != report.Pass {
 			t.Fatalf("TA-02 is %s for a kernel that keeps every max_turns but makes no final-answer turn: %s", q.Status, q.Reason)
 		}
+	}
+}
+
+// A kernel that never dispatches post-model-response is charged for the
+// missing point where the point is judged (ER-08 here), not by TA-06: its
+// costs are right, and the payload clause of TA-06 is not reached, so TA-06
+// passes partially. Found on the OpenAI Agents SDK, which has no hook after
+// a model response.
+func TestCostNotBlamedForMissingPostModelResponse(t *testing.T) {
+	parts := loop.DefaultParts()
+	parts.Hooks = skipAt{Dispatcher: hooks.Standard{}, point: wire.PointPostModelResponse}
+	r, err := runner.Run(context.Background(), runner.Options{
+		Launcher: launcher("no-post-model-response", parts), Tags: "@TA-06,@ER-08", Concurrency: 2, ScenarioTimeout: 10 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]report.RequirementResult{}
+	for _, q := range r.Requirements {
+		got[q.ID] = q
+	}
+	if q := got["TA-06"]; q.Status != report.Pass || !q.Partial {
+		t.Errorf("TA-06 is %s (partial %v) for a kernel that prices every reply right but never dispatches post-model-response: %s", q.Status, q.Partial, q.Reason)
+	}
+	if q := got["ER-08"]; q.Status != report.Fail {
+		t.Errorf("ER-08 is %s; the missing post-model-response dispatch must still be charged where the point is judged", q.Status)
 	}
 }

@@ -1,0 +1,88 @@
+package mutants
+
+import (
+	"testing"
+
+	"github.com/agentconform/conform/refkernel/loop"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// A legal variant of how a denial reaches the model: the specification's
+// tool_result block has no error flag, and a denial "surfaces as
+// tool-result text" (plan-apply-gate.md), so a kernel whose denials carry
+// their reason as plain text, without is_error, denies correctly. Every
+// check judging a denial or a hook-blocked call reads the one rule of
+// PROTOCOL.md §7.4: the call never ran, and its tool_result is there.
+// Before, HD-04, HD-10 and HD-11 failed such a kernel on the flag alone
+// while PA-03 passed it (found on the OpenAI Agents SDK).
+func init() {
+	registerVariant(Variant{Name: "plan/denials-without-is-error",
+		Reading: "a denial (policy, human, veto subscriber, failed veto, precheck) reaches the model as a tool_result carrying its reason as text, without is_error or error_category: the specification's tool_result has no error flag (PROTOCOL.md §7.4, Denials)",
+		Apply: func(p loop.Parts) loop.Parts {
+			p.Steps = aroundStep(p.Steps, loop.StepHistory, plainDenials)
+			return p
+		},
+		Tags: "@PA-01,@PA-02,@PA-03,@PA-06,@PA-08,@PA-09,@PA-16,@HD-04,@HD-08,@HD-10,@HD-11"})
+}
+
+// plainDenials strips the error flag and category from the turn's denials
+// and returns what puts them back, so that only the history step (the next
+// model request) sees plain-text denials and the circuit breaker still
+// counts them.
+func plainDenials(t *loop.Turn) func() {
+	type saved struct {
+		c   *loop.Call
+		old *wire.ToolResult
+	}
+	var keep []saved
+	for _, c := range t.ToolCalls() {
+		if c.Result == nil || c.Executed || c.Result.ErrorCategory != wire.ToolErrPermissionDenied {
+			continue
+		}
+		keep = append(keep, saved{c, c.Result})
+		c.Result = &wire.ToolResult{Content: c.Result.Content}
+	}
+	return func() {
+		for _, k := range keep {
+			k.c.Result = k.old
+		}
+	}
+}
+
+// aroundStep runs before ahead of the named step and the function it
+// returns after it.
+func aroundStep(steps []loop.Step, name string, before func(t *loop.Turn) func()) []loop.Step {
+	out := make([]loop.Step, len(steps))
+	copy(out, steps)
+	for i, st := range out {
+		if st.Name != name {
+			continue
+		}
+		run := st.Run
+		out[i].Run = func(t *loop.Turn) error {
+			undo := before(t)
+			defer undo()
+			return run(t)
+		}
+	}
+	return out
+}
+
+// The variant alone, for a quick check (the kill matrix runs it with every
+// other variant).
+func TestDenialsWithoutIsErrorPass(t *testing.T) {
+	for _, v := range allVariants() {
+		if v.Name != "plan/denials-without-is-error" {
+			continue
+		}
+		row, err := judgeVariant(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !row.Passed {
+			t.Errorf("a kernel whose denials carry no is_error is blamed: %v", row.Blamed)
+		}
+		return
+	}
+	t.Fatal("variant not registered")
+}
