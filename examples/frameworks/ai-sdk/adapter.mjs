@@ -133,7 +133,22 @@ async function run(host, params) {
   return s.finish(capped ? "error_max_turns" : "completed", final);
 }
 
+/** The requirements whose verdict depends on this adapter's glue, not on
+ * the framework (PROTOCOL.md §15): reports label them glue and count their
+ * failures apart. Each reason says what the glue does and whether the
+ * framework could. */
+const glue = [
+  { requirement: "TA-25", reason: "pricing is the glue's (the kit's price/charge): the AI SDK has no pricing, and the glue checks no tiers when a session starts" },
+  { requirement: "HD-16", reason: "hook configuration is the glue's (the kit's Session.dispatch): the AI SDK has no hook plugins listing supported points, and the glue checks none when a session starts" },
+  { requirement: "HD-13", reason: "the hook chains are dispatched by the kit's Session.dispatch from the AI SDK's callbacks, and it makes no hook_dispatch or hook_subscriber span; the AI SDK's tracing could carry them" },
+  { requirement: "PA-06", reason: "the read/interactive precheck is the glue's policy table (the AI SDK has an approval function (toolApproval), no policy rules)" },
+  { requirement: "PA-09", reason: "the downgrade of an ask and its ask_downgrade event are the glue's policy table" },
+  { requirement: "PA-10", reason: "the default by kind is the glue's policy table" },
+  { requirement: "PA-14", reason: "the plan_item rows are events the glue writes: the AI SDK has no plan rows" },
+  { requirement: "HD-12", reason: "the plan_item rows and their decided_by are the glue's" },
+];
+
 main({
-  info: () => ({ name: "vercel-ai-sdk-generateText", version: "7.0.173", capabilities: ["bound.max_wall_clock_s", "done.terminal_tool"] }),
+  info: () => ({ name: "vercel-ai-sdk-generateText", version: "7.0.173", capabilities: ["bound.max_wall_clock_s", "done.terminal_tool"], glue }),
   run,
 });

@@ -9,6 +9,8 @@ import "github.com/agentconform/conform/spec/wire"
 var glue = []wire.GlueNote{
 	{Requirement: "TA-25", Reason: "pricing is the glue's (the kit's Charge): Genkit has no pricing, and the glue checks no tiers when a session starts"},
 	{Requirement: "HD-16", Reason: "hook configuration is the glue's (the kit's Dispatch): Genkit has no hook plugins to list supported points, and the glue checks none when a session starts"},
+	{Requirement: "HD-13", Reason: "the hook chains are dispatched by the kit's Dispatch from Genkit's model middleware and the glue's tool function, and it makes no hook_dispatch or hook_subscriber span; Genkit's tracing.RunInNewSpan could carry them"},
+	{Requirement: "TA-17", Reason: "Genkit's own spans cover each loop iteration, model call and tool (exported by the glue); the plan-ready chain is the glue's (Genkit has no policy) and the glue does not trace it, though tracing.RunInNewSpan could"},
 	{Requirement: "PA-03", Reason: "the policy table and the denial text are the glue's: Genkit has no policy; a denied call is answered by the glue's tool function without running"},
 	{Requirement: "PA-06", Reason: "the read/interactive precheck is the glue's policy table: Genkit has no policy"},
 	{Requirement: "PA-09", Reason: "the downgrade and its ask_downgrade event are the glue's: Genkit has no policy"},
