@@ -140,6 +140,7 @@ async function run(host, params) {
 const glue = [
   { requirement: "TA-25", reason: "pricing is the glue's (the kit's price/charge): the AI SDK has no pricing, and the glue checks no tiers when a session starts" },
   { requirement: "HD-16", reason: "hook configuration is the glue's (the kit's Session.dispatch): the AI SDK has no hook plugins listing supported points, and the glue checks none when a session starts" },
+  { requirement: "ER-05", reason: "refusing an incomplete retry block is config validation the glue does not do: the AI SDK takes one maxRetries number and no backoff settings, so there is nothing of its own to refuse it with; the glue could check the block when a session starts" },
   { requirement: "HD-13", reason: "the hook chains are dispatched by the kit's Session.dispatch from the AI SDK's callbacks, and it makes no hook_dispatch or hook_subscriber span; the AI SDK's tracing could carry them" },
   { requirement: "PA-06", reason: "the read/interactive precheck is the glue's policy table (the AI SDK has an approval function (toolApproval), no policy rules)" },
   { requirement: "PA-09", reason: "the downgrade of an ask and its ask_downgrade event are the glue's policy table" },
