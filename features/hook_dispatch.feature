@@ -26,6 +26,7 @@ Feature: Hook dispatch order and payload flow
       | T2         | "A"      |
       | O2         | "A", "B" |
     And model request 1 carried the hook markers "A", "B"
+    And model request 1 carried exactly the messages "T2" returned
     And no hook_error event was reported
 
   @HD-01 @must
@@ -139,8 +140,9 @@ Feature: Hook dispatch order and payload flow
     The context-assemble point is served by context/assemble, once per turn
     and before that turn's pre-model-call chain; no hook/dispatch ever
     concerns it, every dispatch carries the payload variant of its own
-    point, and the model request is built from exactly the contributions
-    and the transformed messages.
+    point, and the model request carries exactly the contributions. (That
+    it carries exactly the transformed messages is the payload flow's,
+    HD-01.)
 
     Given a resource tool "write" from provider "fs"
     And a policy rule "allow-write" that allows "write"
@@ -154,5 +156,3 @@ Feature: Hook dispatch order and payload flow
     And context/assemble was sent once per turn, before that turn's pre-model-call dispatches and model request
     And every hook dispatch carried the payload variant of its point
     And every model request carried the context contributions of its turn
-    And model request 1 carried exactly the messages "T" returned
-    And model request 2 carried exactly the messages "T" returned

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentconform/conform/harness/adapter"
+	"github.com/agentconform/conform/harness/fuzz"
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/runner"
 	"github.com/agentconform/conform/spec"
@@ -20,7 +21,12 @@ import (
 //   - a check proves none of its scenario's requirements;
 //   - a scenario is tagged with a requirement none of its checks proves;
 //   - a MUST is proven only inside scenarios gated on an optional
-//     capability, so it would silently drop for a kernel without it.
+//     capability, so it would silently drop for a kernel without it;
+//   - a check's registration names a requirement that no built-in
+//     scenario ever proves with it (a declared-but-never-proven step/ID
+//     pair): the declaration says more than any scenario shows, and a
+//     custom scenario tagged with that ID would get a verdict the suite
+//     never exercised.
 func TestAttribution(t *testing.T) {
 	cat, err := spec.Load()
 	if err != nil {
@@ -33,8 +39,20 @@ func TestAttribution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ungated := map[string]bool{} // MUSTs proven in a scenario no capability gates
+	decls := declaredChecks(t)
+	provenPair := map[string]bool{} // pattern + "\x00" + ID, proven somewhere
+	ungated := map[string]bool{}    // MUSTs proven in a scenario no capability gates
 	for _, s := range r.Scenarios {
+		for _, c := range s.Checks {
+			d, err := declOf(decls, c.Step)
+			if err != nil {
+				t.Errorf("%s line %d: %v", s.Ref(), c.Line, err)
+				continue
+			}
+			for _, id := range c.Requirements {
+				provenPair[d.pattern.String()+"\x00"+id] = true
+			}
+		}
 		if s.Status == report.Error || s.Status == report.Skipped {
 			t.Errorf("%s: %s (%s); every check must be evaluated", s.Ref(), s.Status, s.Failure)
 			continue
@@ -60,6 +78,21 @@ func TestAttribution(t *testing.T) {
 			}
 			if proven[id] && gate == "" {
 				ungated[id] = true
+			}
+		}
+	}
+	for _, x := range fuzz.AllChecks() {
+		// The invariant steps prove their requirements in generated cases,
+		// each tagged with exactly the invariants' IDs
+		// (TestAttributionOfGeneratedCases in harness/fuzz).
+		if d, err := declOf(decls, x.Text); err == nil {
+			provenPair[d.pattern.String()+"\x00"+x.Requirement] = true
+		}
+	}
+	for _, d := range decls {
+		for _, id := range d.ids {
+			if !provenPair[d.pattern.String()+"\x00"+id] {
+				t.Errorf("%s: the check %s declares %s, but no built-in scenario proves %s with it", d.where, d.pattern, id, id)
 			}
 		}
 	}

@@ -23,12 +23,20 @@ var costChecks = []steps.Invariant{
 	{Text: "the cost of each reply was reported before the next turn started", Requirement: "TA-23"},
 }
 
+// AllChecks are every invariant step a generated case may end with: the
+// loop invariants and the cost ones. Generated cases are where these steps
+// prove their requirements (TestAttributionOfGeneratedCases), not the
+// built-in scenarios.
+func AllChecks() []steps.Invariant {
+	return append(append([]steps.Invariant(nil), steps.Invariants...), costChecks...)
+}
+
 // Checks are the invariant steps the case ends with, in the order they are
 // checked: an invariant about a bound or tool the case does not have is
 // left out (its requirement is then not claimed either).
 func (c Case) Checks() []steps.Invariant {
 	var out []steps.Invariant
-	for _, x := range append(append([]steps.Invariant(nil), steps.Invariants...), costChecks...) {
+	for _, x := range AllChecks() {
 		switch {
 		case x.Requirement == "TA-03" && c.MaxCostUSD == nil,
 			x.Requirement == "TA-04" && c.WallClockS == nil,

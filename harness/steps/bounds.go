@@ -67,8 +67,6 @@ func init() {
 		sc.Step(stepRE(`^when the session pauses, the user continues with "([^"]*)"$`), s.continueWith)
 		sc.Step(stepRE(`^the session runs for at most (\d+(?:\.\d+)?) seconds$`), s.runLimited)
 
-		sc.Step(stepRE(`^the calls of model request (\d+) were all carried out before model request (\d+)$`), s.proves(s.callsCarriedOut, "TA-19"))
-		sc.Step(stepRE(`^model request (\d+) came at least (\S+) seconds after the session started$`), s.proves(s.requestNotBefore, "TA-04"))
 		sc.Step(stepRE(`^the session paused with a limit_reached event and the model got no request until the user continued$`), s.proves(s.pausedUntilContinued, "TA-09"))
 		sc.Step(stepRE(`^model request (\d+) carried the user's continuation and offered tools$`), s.proves(s.requestCarriesContinuation, "TA-09"))
 		sc.Step(stepRE(`^the session ended on its own$`), s.proves(s.endedOnItsOwn, "TA-22"))

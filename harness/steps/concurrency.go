@@ -41,10 +41,10 @@ func init() {
 		sc.Step(stepRE(`^the reads, the interactive calls and the resource calls of turn (\d+) ran as separate groups in that order$`), s.proves(c.groupsInOrder, "TA-01"))
 		sc.Step(stepRE(`^the tool "([^"]+)" was invoked (\d+) times?$`), s.proves(func(tool string, n int) error {
 			return s.invokedTimes(s.SessionID, tool, n)
-		}, "DF-01", "DF-03", "DF-05", "DF-09", "DF-10", "ER-11", "PA-01", "PA-02", "PA-03", "PA-04", "PA-10", "PA-12", "PA-14", "PA-16", "PA-18", "PA-19", "TA-15", "TA-16", "TA-26", "TA-27", "TA-29", "TA-30"))
+		}, "DF-01", "DF-03", "DF-05", "DF-09", "DF-10", "ER-11", "PA-01", "PA-02", "PA-04", "PA-10", "PA-12", "PA-16", "PA-18", "PA-19", "TA-15", "TA-16", "TA-26", "TA-27", "TA-29", "TA-30"))
 		sc.Step(stepRE(`^the tool "([^"]+)" was never invoked$`), s.proves(func(tool string) error {
 			return s.invokedTimes(s.SessionID, tool, 0)
-		}, "DF-03", "DF-04", "DF-05", "PA-01", "PA-02", "PA-03", "PA-04", "PA-06", "PA-08", "PA-14"))
+		}, "DF-03", "DF-04", "DF-05", "PA-01", "PA-02", "PA-03", "PA-06", "PA-08"))
 		sc.Step(stepRE(`^the frontend received (\d+) interactive requests? for "([^"]+)"$`), s.proves(c.interactiveCount, "ER-11", "PA-07", "PA-10", "TA-28"))
 	})
 }

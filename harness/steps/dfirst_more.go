@@ -69,7 +69,7 @@ func dfMoreSteps(d *dfArea, s *Scenario, sc *godog.ScenarioContext) {
 	sc.Step(stepRE(`^model request (\d+) holds the action "([^"]*)" as an assistant message$`), s.proves(d.holdsAction, "DF-01"))
 	sc.Step(stepRE(`^model request (\d+) holds a refusal for the call to "([^"]+)"$`), s.proves(d.holdsRefusal, "DF-03"))
 	sc.Step(stepRE(`^the step's call to "([^"]+)" went to provider "([^"]+)" as attempt 1 with input (.+)$`), s.proves(d.stepCall, "DF-01"))
-	sc.Step(stepRE(`^the user was asked to confirm "([^"]+)" (\d+) times?$`), s.proves(d.confirmsAsked, "DF-05", "DF-09"))
+	sc.Step(stepRE(`^the user was asked to confirm "([^"]+)" (\d+) times?$`), s.proves(d.confirmsAsked, "DF-09"))
 }
 
 // gateTable reads | tool | requires | open or closed |: each row adds one

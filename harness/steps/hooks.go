@@ -84,7 +84,7 @@ func init() {
 		sc.Step(stepRE(`^every hook dispatch carried the payload variant of its point$`), s.proves(s.variantsMatchPoints, "HD-17"))
 		sc.Step(stepRE(`^context/assemble was sent once per turn, before that turn's pre-model-call dispatches and model request$`), s.proves(s.assembleOncePerTurn, "HD-17"))
 		sc.Step(stepRE(`^every model request carried the context contributions of its turn$`), s.proves(s.contributionsForwarded, "HD-17"))
-		sc.Step(stepRE(`^model request (\d+) carried exactly the messages "([^"]+)" returned$`), s.proves(s.requestMessagesFrom, "HD-05", "HD-17"))
+		sc.Step(stepRE(`^model request (\d+) carried exactly the messages "([^"]+)" returned$`), s.proves(s.requestMessagesFrom, "HD-01"))
 
 		// Spans (HD-13).
 		sc.Step(stepRE(`^every hook chain was traced as one hook_dispatch span with one hook_subscriber span per subscriber called$`), s.proves(s.hookSpans, "HD-13"))

@@ -15,9 +15,10 @@ import (
 // reading hooks.transforms = observe_only. Then the rows that need the
 // change applied fail, and nothing else does: a check that reads the model
 // request to learn whether an observer's failure stopped the chain (HD-02,
-// HD-10), whether transforms ran one after another (HD-06) or whether the
-// kernel waited for a slow transform (HD-05) reads the chain's own answers
-// instead, since the request can no longer show it.
+// HD-10) or whether transforms ran one after another (HD-06) reads the
+// chain's own answers instead, since the request can no longer show it.
+// The one check that needs the change applied, the payload flow ending at
+// the model (HD-01, requestMessagesFrom), fails.
 //
 // Undeclared, the reading is "applied", the specification's own: every
 // check reads the request, as for any kernel.

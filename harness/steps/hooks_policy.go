@@ -175,7 +175,16 @@ func (s *Scenario) contributionsForwarded() error {
 	return nil
 }
 
-// HD-17: the transformed messages reach the model exactly.
+// HD-01: the payload flow ends at the model. Step 3 streams the request the
+// pre-model-call chain produced (step 2), so model request N carries
+// exactly what the chain's last transform returned: every block, each with
+// its role, in order, nothing added, nothing dropped. Where message
+// boundaries fall is not part of it: a loop that merges consecutive
+// messages of one role (or splits one), keeping every block and its order,
+// sends the same conversation (PROTOCOL.md §7.3, "The request the chain
+// produced"; the legal variant hooks/merges-consecutive-user-messages).
+// Neither a timeout (HD-05) nor the context-assemble point (HD-17) is
+// judged here.
 func (s *Scenario) requestMessagesFrom(nth, id string) error {
 	r, err := s.reachedModelRequest(nth)
 	if err != nil {
@@ -189,18 +198,35 @@ func (s *Scenario) requestMessagesFrom(nth, id string) error {
 		if !ok {
 			return notReached("%q (#%d) did not answer with a payload, so there are no messages to compare", id, e.Seq)
 		}
-		if diff := hookJSONDiff(out.Messages, r.Messages); diff != "" {
-			err := fmt.Errorf("expected model request %s to carry exactly the messages %q returned (-returned +sent):\n%s", nth, id, diff)
-			if _, why, ok := s.unappliedChain(r); ok && !hookCancelled(e) {
-				// The kernel took id's answer (HD-05: it did not give up on
-				// it); only applying it is HD-17's.
-				return blameOnly([]string{"HD-17"}, fmt.Errorf("%w(%s)", err, why), nil)
+		if diff := hookJSONDiff(roleBlocks(out.Messages), roleBlocks(r.Messages)); diff != "" {
+			err := fmt.Errorf("expected model request %s to carry exactly the messages %q returned, block by block (-returned +sent):\n%s", nth, id, diff)
+			if _, why, ok := s.unappliedChain(r); ok {
+				return fmt.Errorf("%w(%s)", err, why)
 			}
 			return err
 		}
 		return nil
 	}
 	return notReached("no pre-model-call dispatch to %q in the turn of model request %s", id, nth)
+}
+
+// roleBlock is one content block with the role of the message holding it.
+type roleBlock struct {
+	Role  string            `json:"role"`
+	Block wire.ContentBlock `json:"block"`
+}
+
+// roleBlocks flattens messages into their blocks in order, each with its
+// role: two message lists that differ only in where consecutive messages
+// of one role are split compare equal.
+func roleBlocks(ms []wire.Message) []roleBlock {
+	out := []roleBlock{}
+	for _, m := range ms {
+		for _, c := range m.Content {
+			out = append(out, roleBlock{Role: m.Role, Block: c})
+		}
+	}
+	return out
 }
 
 // readingPolicyDenyEnds is the kernel's reading of A-21: whether the

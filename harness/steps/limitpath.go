@@ -112,8 +112,9 @@ func (s *Scenario) finalAnswerAt(turns []calllog.Entry) int {
 	if n < 2 {
 		return -1
 	}
-	last := turns[n-1]
-	if s.anyActedOn(replyCalls(turns[n-2])) && !s.anyActedOn(replyCalls(last)) && s.unlabelledFinal(last) {
+	last, prev := turns[n-1], turns[n-2]
+	in := last.SessionID
+	if s.anyActedOn(in, replyCalls(prev)) && !s.anyActedOn(in, replyCalls(last)) && s.unlabelledFinal(prev, last) {
 		return n - 1
 	}
 	return -1
@@ -129,17 +130,33 @@ func (s *Scenario) finalAnswerAt(turns []calllog.Entry) int {
 // the calls (Genkit's WithMaxTurns) ran one ordinary turn too many (TA-02)
 // and made no final-answer request (TA-08). A reply of plain text to an
 // ordinary request is a normal finish, not a final-answer turn.
-func (s *Scenario) unlabelledFinal(e calllog.Entry) bool {
-	if p, _ := e.Value.(wire.ModelStreamParams); len(p.Tools) == 0 {
+func (s *Scenario) unlabelledFinal(prev, e calllog.Entry) bool {
+	p, _ := e.Value.(wire.ModelStreamParams)
+	if len(p.Tools) == 0 {
 		return true
 	}
-	return s.requestCarriedInstruction(strconv.Itoa(s.nthOf(e))) == nil
+	if e.SessionID == s.SessionID {
+		return s.requestCarriedInstruction(strconv.Itoa(s.nthOf(e))) == nil
+	}
+	// A child's request: its new texts against its previous turn request.
+	pp, _ := prev.Value.(wire.ModelStreamParams)
+	before := map[string]bool{}
+	for _, t := range s.kernelTexts(pp) {
+		before[t] = true
+	}
+	for _, t := range s.kernelTexts(p) {
+		if !before[t] && isInstruction(t) {
+			return true
+		}
+	}
+	return false
 }
 
-// anyActedOn reports whether the kernel did anything with one of the calls
-// after the model emitted it: a tool hook, a permission request, a preview,
-// an invoke or an interactive request naming its call id.
-func (s *Scenario) anyActedOn(calls []wire.StreamEvent) bool {
+// anyActedOn reports whether the kernel did anything in session with one
+// of the calls after the model emitted it: a tool hook, a permission
+// request, a preview, an invoke or an interactive request naming its call
+// id.
+func (s *Scenario) anyActedOn(session string, calls []wire.StreamEvent) bool {
 	ids := map[string]bool{}
 	for _, c := range calls {
 		ids[c.ID] = true
@@ -147,7 +164,7 @@ func (s *Scenario) anyActedOn(calls []wire.StreamEvent) bool {
 	if len(ids) == 0 {
 		return false
 	}
-	for _, e := range s.requests() {
+	for _, e := range s.saRequests(session, "") {
 		switch v := e.Value.(type) {
 		case wire.ToolInvokeParams:
 			if ids[v.CallID] {

@@ -8,6 +8,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/agentconform/conform/fakes"
+	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/internal/jsonrpc"
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -71,22 +72,25 @@ func (s *Scenario) saChildTurns(profile, rel string, n int) error {
 	if err != nil {
 		return err
 	}
-	ordinary, final := 0, 0
-	for _, r := range s.saModel(id) {
-		switch r.Purpose {
-		case wire.PurposeFinalAnswer:
-			final++
-		case wire.PurposeLoopCheck:
-		default:
-			ordinary++
+	// The child's turn requests read by the root's one classification
+	// (finalAnswerAt): the requests before its final-answer request are
+	// its ordinary turns.
+	var turns []calllog.Entry
+	for _, e := range s.saRequests(id, wire.MethodModelStream) {
+		if p, _ := e.Value.(wire.ModelStreamParams); p.Purpose != wire.PurposeLoopCheck && p.Attempt <= 1 {
+			turns = append(turns, e)
 		}
+	}
+	ordinary, final := len(turns), s.finalAnswerAt(turns)
+	if final >= 0 {
+		ordinary = final
 	}
 	// How many ordinary turns ran is the bound's own clause; whether a
 	// final-answer turn followed is TA-08's and TA-21's, as for a root
 	// (bounds.feature), so a child without one is not failed here.
 	if ordinary != n {
 		how := "before its final answer"
-		if final == 0 {
+		if final < 0 {
 			how = "and no final-answer turn"
 		}
 		return fmt.Errorf("the %q %s (%s) ran %d ordinary turns %s; its profile's max_turns is %d", profile, rel, id, ordinary, how, n)
