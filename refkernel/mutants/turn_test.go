@@ -76,8 +76,8 @@ func init() {
 				p.Limit = finalTurn{loop.FinalTurn{WithholdTools: true}}
 				return p
 			}},
-		Mutant{Name: "limit/ordinary-last-request", Targets: []string{"TA-08", "TA-20", "TA-21", "TA-26"},
-			Breaks: "no final-answer turn: after the bound the kernel sends one more ordinary request (tools offered, no instruction, not labelled) and drops its calls, as a loop whose cap counts tool rounds does",
+		Mutant{Name: "limit/ordinary-last-request", Targets: []string{"TA-02", "TA-03", "TA-04", "TA-05", "TA-08", "TA-12", "TA-19", "TA-21", "TA-26"},
+			Breaks: "no final-answer turn: after a bound or the doom loop fires the kernel sends one more ordinary request (tools offered, no instruction, not labelled) and drops its calls, as a loop whose cap counts tool rounds does (Genkit's WithMaxTurns(n) allows n+1 model turns): one ordinary turn past the bound (TA-02..TA-05, TA-12, TA-19) and no final-answer turn (TA-08, TA-21, TA-26; TA-20 is not reached, there is no final-answer request to judge)",
 			Apply: func(p loop.Parts) loop.Parts {
 				p.Limit = finalTurn{loop.FinalTurn{Unlabelled: true}}
 				return p
