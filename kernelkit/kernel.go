@@ -35,6 +35,9 @@ type Info struct {
 	// Readings are the kernel's readings of open points (§15); nil
 	// declares none, and every check then assumes the digest's default.
 	Readings map[string]string
+	// Glue names the requirements whose verdict depends on the adapter's
+	// glue, not on the framework under it (§15); reports label them glue.
+	Glue []wire.GlueNote
 }
 
 func (i Info) result() wire.InitializeResult {
@@ -43,6 +46,7 @@ func (i Info) result() wire.InitializeResult {
 		Kernel:          wire.Peer{Name: i.Name, Version: i.Version},
 		Capabilities:    i.Capabilities,
 		Readings:        i.Readings,
+		Glue:            i.Glue,
 	}
 }
 

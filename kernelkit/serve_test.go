@@ -176,3 +176,20 @@ func TestErrorCodes(t *testing.T) {
 		}
 	}
 }
+
+// Info.Glue reaches the initialize answer, which validates against the
+// wire schema (PROTOCOL.md §15).
+func TestInfoGlueInInitialize(t *testing.T) {
+	res := Info{Name: "k", Version: "1", Glue: []wire.GlueNote{{Requirement: "TA-25", Reason: "pricing is the glue's"}}}.result()
+	if len(res.Glue) != 1 || res.Glue[0].Requirement != "TA-25" {
+		t.Fatalf("glue in the answer: %+v", res.Glue)
+	}
+	raw, _ := json.Marshal(res)
+	if err := wire.Validate(wire.MethodInitialize, wire.PartResult, raw); err != nil {
+		t.Errorf("the answer does not validate: %v", err)
+	}
+	bad, _ := json.Marshal(Info{Name: "k", Version: "1", Glue: []wire.GlueNote{{Requirement: "pricing", Reason: ""}}}.result())
+	if err := wire.Validate(wire.MethodInitialize, wire.PartResult, bad); err == nil {
+		t.Error("a glue note with no requirement ID and no reason validated")
+	}
+}

@@ -29,7 +29,7 @@ export const PROTOCOL_VERSION = "conform.wire/v1";
 /**
  * @typedef {import("./wire.js").RunParams} RunParams
  * @typedef {import("./wire.js").RunSessionResult} RunSessionResult
- * @typedef {{name: string, version: string, capabilities?: string[], readings?: import("./wire.js").Readings}} Info
+ * @typedef {{name: string, version: string, capabilities?: string[], readings?: import("./wire.js").Readings, glue?: import("./wire.js").GlueNote[]}} Info
  * @typedef {{
  *   info(): Info,
  *   run(host: Host, params: RunParams): Promise<RunSessionResult>,
@@ -171,6 +171,7 @@ class Server {
     /** @type {import("./wire.js").InitializeResult} */
     const res = { protocol_version: PROTOCOL_VERSION, kernel: { name: info.name, version: info.version }, capabilities: [...(info.capabilities || [])] };
     if (info.readings && Object.keys(info.readings).length) res.readings = { ...info.readings };
+    if (info.glue?.length) res.glue = info.glue.map((g) => ({ requirement: g.requirement, reason: g.reason })); // PROTOCOL.md §15: what the adapter, not the framework, decides
     return res;
   }
 

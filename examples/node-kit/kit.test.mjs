@@ -112,6 +112,16 @@ test("errors: a second initialize, an unknown method, spawn without sub-agents, 
   v.close();
 });
 
+test("initialize carries the kernel's glue list (PROTOCOL.md §15), and none when it has none", async () => {
+  const glue = [{ requirement: "TA-25", reason: "pricing is the glue's" }];
+  const h = harness({ ...toyKernel, info: () => ({ ...toyKernel.info(), glue }) });
+  assert.deepEqual((await h.init()).result.glue, glue);
+  h.close();
+  const plain = harness(toyKernel);
+  assert.equal((await plain.init()).result.glue, undefined);
+  plain.close();
+});
+
 test("cancel: the calls in flight are abandoned, session-end still runs, the signal fires", async () => {
   let aborted = false;
   const kernel = { ...toyKernel, async run(host, params) { host.signal.addEventListener("abort", () => { aborted = true; }); return toyKernel.run(host, params); } };

@@ -43,6 +43,8 @@ export type BlockType = "text" | "tool_use" | "tool_result";
 
 /** @schema defs.json#/$defs/Peer */
 export interface Peer { name: string; version: string }
+/** @schema defs.json#/$defs/GlueNote */
+export interface GlueNote { requirement: string; reason: string }
 /** @schema defs.json#/$defs/CallContext */
 export interface CallContext { session_id: string; turn_id: string; working_directory: string }
 /** @schema defs.json#/$defs/ContentBlock */
@@ -180,7 +182,7 @@ export interface Readings {
 /** @schema initialize.params.json */
 export interface InitializeParams { protocol_versions: string[]; harness: Peer }
 /** @schema initialize.result.json */
-export interface InitializeResult { protocol_version: "conform.wire/v1"; kernel: Peer; capabilities: string[] | null; readings?: Readings }
+export interface InitializeResult { protocol_version: "conform.wire/v1"; kernel: Peer; capabilities: string[] | null; readings?: Readings; glue?: GlueNote[] }
 /** @schema session.run.params.json */
 export interface RunParams { session_id: string; prompt: string; config: SessionConfig }
 /** @schema session.cancel.params.json */

@@ -124,6 +124,9 @@ class Info:
     version: str
     capabilities: List[str] = field(default_factory=list)
     readings: Dict[str, str] = field(default_factory=dict)
+    # requirement ID -> what the adapter's glue, not the framework, decides
+    # there (PROTOCOL.md §15); reports label those requirements glue.
+    glue: Dict[str, str] = field(default_factory=dict)
 
 
 class Kernel:
@@ -414,6 +417,8 @@ class _Server:
                      "capabilities": list(info.capabilities)}
         if info.readings:
             res["readings"] = dict(info.readings)
+        if info.glue:
+            res["glue"] = [{"requirement": k, "reason": v} for k, v in info.glue.items()]
         return res
 
     def _run(self, req_id: Any, params: JSON) -> None:

@@ -200,6 +200,17 @@ class KitTest(unittest.TestCase):
         self.assertEqual(res["error"]["code"], kit.INVALID_REQUEST)
         self.assertEqual(h.call("no/such", {})["error"]["code"], kit.METHOD_NOT_FOUND)
 
+    def test_initialize_glue(self):
+        class Glued(Blocking):
+            def info(self):
+                return kit.Info("glued", "0", glue={"TA-25": "pricing is the glue's"})
+
+        for kernel, want in ((Glued(), [{"requirement": "TA-25", "reason": "pricing is the glue's"}]), (Blocking(), None)):
+            h = MiniHarness(kernel)
+            self.addCleanup(h.close)
+            res = h.call("initialize", {"protocol_versions": [kit.PROTOCOL_VERSION], "harness": {"name": "m", "version": "0"}})
+            self.assertEqual(res["result"].get("glue"), want)
+
     def test_turn_shape(self):
         subs = [{"id": "O", "point": p, "mode": "observe"} for p in kit.HOOK_POINTS if p != "context-assemble"]
         h = MiniHarness(toy_kernel.ToyKernel())

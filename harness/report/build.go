@@ -55,6 +55,12 @@ const (
 //
 // Observations are gathered from the scenarios and never change a verdict.
 //
+// A requirement the kernel labelled glue (Kernel.Glue: its adapter's own
+// code decides it, not the loop under it) keeps its verdict and carries the
+// reason; a glue failure is counted apart (Summary.GlueFail), never among
+// the loop's failures, and the label names it. The level still counts it:
+// the kernel under test is the adapter.
+//
 // The compliance level is computed over the agent-loop profile only; seed
 // rows of the separate deterministic-first profile are reported but never
 // raise or lower it:
@@ -124,6 +130,13 @@ func BuildWith(cat *spec.Catalog, k Kernel, scenarios []ScenarioResult, started 
 		}
 		k.Readings = readings
 	}
+	if k.Glue != nil {
+		glue := make(map[string]string, len(k.Glue))
+		for id, why := range k.Glue {
+			glue[id] = why
+		}
+		k.Glue = glue
+	}
 
 	r := &Report{
 		Tool:         Tool{Name: "conform"},
@@ -143,6 +156,7 @@ func BuildWith(cat *spec.Catalog, k Kernel, scenarios []ScenarioResult, started 
 		v := verdict(q, k, cov, opt.LeftOut[q.ID])
 		v.ID, v.Area, v.Title, v.Level, v.Class = q.ID, q.Area, q.Title, q.Level, q.Class
 		v.Profile, v.Matrix, v.Scenarios = q.Profile, q.Matrix, refs
+		v.Glue = k.Glue[q.ID]
 		r.Requirements = append(r.Requirements, v)
 	}
 	r.Summary = summarize(cat.Areas, r.Requirements, scs)
@@ -352,8 +366,16 @@ func summarize(areas []spec.Area, reqs []RequirementResult, scs []ScenarioResult
 		sum.ByArea[i] = AreaSummary{Prefix: a.Prefix, Name: a.Name, Counts: fullCounts(nil, RequirementStatuses())}
 	}
 	for _, q := range reqs {
+		i, inArea := index[q.Area]
+		if q.GlueFail() { // the adapter's failure, not the loop's: counted apart
+			sum.GlueFail++
+			if inArea {
+				sum.ByArea[i].GlueFail++
+			}
+			continue
+		}
 		sum.Requirements[q.Status]++
-		if i, ok := index[q.Area]; ok {
+		if inArea {
 			sum.ByArea[i].Counts[q.Status]++
 		}
 	}

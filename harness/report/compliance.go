@@ -32,7 +32,7 @@ func labelProfile(reqs []RequirementResult) string {
 
 // compliance computes the level and its label; see Build for the rules.
 func compliance(reqs []RequirementResult, opt BuildOptions) Compliance {
-	var total, passed, partials, notTested, unverifiable, mustFail, mustError, shouldBad, mayBad, seeds int
+	var total, passed, partials, notTested, unverifiable, mustFail, mustGlue, mustError, shouldBad, mayBad, seeds int
 	for _, q := range reqs {
 		if !agentLoop(q) {
 			seeds++
@@ -54,7 +54,9 @@ func compliance(reqs []RequirementResult, opt BuildOptions) Compliance {
 		switch q.Class {
 		case classMust:
 			// A skipped MUST has already become fail in verdict.
-			if q.Status == Fail || q.Status == Skipped {
+			if q.GlueFail() {
+				mustGlue++
+			} else if q.Status == Fail || q.Status == Skipped {
 				mustFail++
 			} else if q.Status == Error {
 				mustError++
@@ -97,11 +99,14 @@ func compliance(reqs []RequirementResult, opt BuildOptions) Compliance {
 		c.Level = LevelNone
 		c.Label = fmt.Sprintf("no compliance claim: only the scenarios selected by %q ran; they checked %s", opt.Selection, checkedList(reqs))
 		return c
-	case mustFail+mustError > 0:
+	case mustFail+mustGlue+mustError > 0:
 		c.Level = LevelNone
 		var parts []string
 		if mustFail > 0 {
 			parts = append(parts, fmt.Sprintf("%d MUST %s %s", mustFail, plural(mustFail, "requirement", "requirements"), plural(mustFail, "fails", "fail")))
+		}
+		if mustGlue > 0 { // the adapter's glue, not the loop: named apart
+			parts = append(parts, fmt.Sprintf("%d MUST %s %s in the adapter's glue", mustGlue, plural(mustGlue, "requirement", "requirements"), plural(mustGlue, "fails", "fail")))
 		}
 		if mustError > 0 {
 			parts = append(parts, fmt.Sprintf("%d MUST %s ended in error", mustError, plural(mustError, "requirement", "requirements")))

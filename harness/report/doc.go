@@ -24,6 +24,12 @@
 //     shields.io endpoint document (spec/badge.schema.json);
 //   - WriteText: the terminal summary the CLI prints at the end of a run.
 //
+// A kernel that adapts a framework may label requirements glue (its
+// adapter's own code decides them, PROTOCOL.md §15). Every writer shows the
+// label and its reason, and counts a glue failure apart, as "fail (glue)",
+// never among the loop's failures (Summary.GlueFail, glue.go).
+//
 // Report.Failing gives the requirements that should fail a CI gate at a
-// chosen level.
+// chosen level; a glue failure still gates (the kernel under test is the
+// adapter).
 package report

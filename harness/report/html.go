@@ -180,6 +180,9 @@ func (pg *page) summary() {
 		}
 		row("Declared readings", strings.Join(rs, ", "))
 	}
+	if r.hasGlue() {
+		row("Glue (decided by the adapter, not the loop)", pg.codes(glueIDs(r.Kernel), "none"))
+	}
 	if r.Kernel.Command != "" {
 		row("Command", "<code>"+pg.line(r.Kernel.Command)+"</code>")
 	}
@@ -197,23 +200,33 @@ func (pg *page) summary() {
 	for _, st := range RequirementStatuses() {
 		pg.p(`<th class="n">%s</th>`, pg.badge(st, false))
 	}
+	glue := r.hasGlue() // a column of its own: the adapter's failures are not the loop's
+	if glue {
+		pg.p(`<th class="n"><span class="st fail">%s</span></th>`, glueFailWord)
+	}
 	pg.p("</tr></thead>\n<tbody>\n")
-	counts := func(c map[Status]int) {
+	cell := func(n int) {
+		if n == 0 {
+			pg.p(`<td class="n zero">0</td>`)
+		} else {
+			pg.p(`<td class="n">%d</td>`, n)
+		}
+	}
+	counts := func(c map[Status]int, glueFail int) {
 		for _, st := range RequirementStatuses() {
-			if c[st] == 0 {
-				pg.p(`<td class="n zero">0</td>`)
-			} else {
-				pg.p(`<td class="n">%d</td>`, c[st])
-			}
+			cell(c[st])
+		}
+		if glue {
+			cell(glueFail)
 		}
 	}
 	for _, a := range r.Summary.ByArea {
 		pg.p(`<tr><td><a href="#%s">%s</a></td><td>%s</td>`, anchor("area-", a.Prefix), pg.line(a.Prefix), pg.line(a.Name))
-		counts(a.Counts)
+		counts(a.Counts, a.GlueFail)
 		pg.p("</tr>\n")
 	}
 	pg.p("<tr><th>Total</th><th></th>")
-	counts(r.Summary.Requirements)
+	counts(r.Summary.Requirements, r.Summary.GlueFail)
 	pg.p("</tr>\n</tbody></table>\n</section>\n")
 }
 
@@ -270,6 +283,9 @@ func (pg *page) requirementTable(reqs []RequirementResult) {
 		pg.p(`<tr id="%s" class="st-%s lv-%s"><td class="mono">%s</td><td>%s</td><td>%s</td><td><strong>%s</strong>`,
 			anchor("r-", q.ID), filterStatus(q), levelClass(q.Class), id, pg.line(q.Level), pg.badge(q.Status, q.Partial), pg.line(q.Title))
 		pg.catalogText(q.ID)
+		if q.Glue != "" {
+			pg.p(`<p class="note"><strong>Glue</strong> (the adapter decides this, not the loop): %s</p>`, pg.short(q.Glue, 300))
+		}
 		switch {
 		case q.Partial:
 			pg.p(`<p class="note">Not verified: %s</p>`, pg.short(q.Unverified, 300))

@@ -70,6 +70,9 @@ func (pg *page) problems() {
 		pg.p(`<article id="%s" class="%s"><h3>%s %s · %s · %s</h3>`+"\n",
 			anchor("d-", q.ID), class, pg.line(q.ID), pg.badge(q.Status, q.Partial), pg.line(q.Level), pg.line(q.Title))
 		pg.catalogText(q.ID)
+		if q.Glue != "" {
+			pg.p("<h4>Glue</h4><p>The adapter decides this, not the loop: %s</p>\n", pg.text(q.Glue))
+		}
 		if q.Status != Pass && q.Reason != "" && len(q.Failures) == 0 {
 			pg.p("<h4>Reason</h4><pre>%s</pre>\n", pg.text(q.Reason))
 		}

@@ -113,6 +113,12 @@ func writeJUnit(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 		if q.Status == Pass && q.Partial {
 			props = append(props, junitProperty{Name: "partial." + x.line(q.ID), Value: x.line("pass (partial): not verified: " + q.Unverified)})
 		}
+		if q.Glue != "" { // the adapter's glue decides it: a viewer must not read it as the loop's
+			props = append(props, junitProperty{Name: "glue." + x.line(q.ID), Value: x.line(statusWord(q) + ": " + q.Glue)})
+		}
+	}
+	if r.hasGlue() {
+		props = append(props, junitProperty{Name: "requirements.glue_fail", Value: strconv.Itoa(r.Summary.GlueFail)})
 	}
 	for i, o := range r.Observations {
 		props = append(props, junitProperty{Name: fmt.Sprintf("observation.%d.%s", i+1, x.line(o.Subject)), Value: x.line(o.Scenario + ": " + o.What)})

@@ -76,6 +76,9 @@ func writeMarkdown(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 	p("| | |\n|---|---|\n")
 	p("| Kernel | %s |\n", m.inline(kernelTitle(r.Kernel)))
 	p("| Declared capabilities | %s |\n", m.codeList(r.Kernel.Capabilities, "none", safetext.MarkdownCellCode))
+	if r.hasGlue() {
+		p("| Glue (decided by the adapter, not the loop) | %s |\n", m.codeList(glueIDs(r.Kernel), "none", safetext.MarkdownCellCode))
+	}
 	if r.Kernel.Command != "" {
 		p("| Command | %s |\n", m.code(r.Kernel.Command))
 	}
@@ -97,8 +100,15 @@ func writeMarkdown(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 	for _, st := range RequirementStatuses() {
 		p(" %s |", glyph(st))
 	}
+	glue := r.hasGlue() // a column of its own: the adapter's failures are not the loop's
+	if glue {
+		p(" ❌ %s |", glueFailWord)
+	}
 	p("\n|---|---|")
 	for range RequirementStatuses() {
+		p("--:|")
+	}
+	if glue {
 		p("--:|")
 	}
 	p("\n")
@@ -107,11 +117,17 @@ func writeMarkdown(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 		for _, st := range RequirementStatuses() {
 			p(" %d |", a.Counts[st])
 		}
+		if glue {
+			p(" %d |", a.GlueFail)
+		}
 		p("\n")
 	}
 	p("| **Total** | |")
 	for _, st := range RequirementStatuses() {
 		p(" **%d** |", r.Summary.Requirements[st])
+	}
+	if glue {
+		p(" **%d** |", r.Summary.GlueFail)
 	}
 	p("\n\n")
 
@@ -129,6 +145,9 @@ func writeMarkdown(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 		p("- %s **%s** · %s · %s", m.inline(glyph(q.Status)), m.inline(q.ID), m.inline(q.Level), m.inline(q.Title))
 		if !agentLoop(q) {
 			p(" · deterministic-first profile")
+		}
+		if q.Glue != "" {
+			p(" · **glue**: %s", m.inline(q.Glue))
 		}
 		p("\n  Scenarios: %s\n\n", m.codeList(q.Scenarios, "none", safetext.MarkdownCode))
 		if len(q.Failures) == 0 {
@@ -180,6 +199,14 @@ func (m mdText) requirementTable(p func(string, ...any), reqs []RequirementResul
 		if q.Partial {
 			status += " (partial)"
 			note = m.inline(truncate("not verified: "+m.secrets.Redact(q.Unverified), 120))
+		}
+		if q.Glue != "" {
+			status += " (glue)"
+			glue := m.inline(truncate("glue: "+m.secrets.Redact(q.Glue), 120))
+			if note != "" {
+				glue += " · " + note
+			}
+			note = glue
 		}
 		p("| %s | %s | %s | %s | %s | %s |\n", m.inline(q.ID), m.inline(q.Title), m.inline(q.Level), m.inline(status), m.scenarioCell(q.Scenarios), note)
 	}

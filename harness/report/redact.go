@@ -4,7 +4,7 @@ import "github.com/agentconform/conform/internal/safetext"
 
 // Redact replaces, in place, every secret value in the strings of r a kernel
 // can put there: its name, version, capabilities, readings (keys and values)
-// and command line; every requirement's reason, failing and unreached checks
+// command line and glue notes; every requirement's reason, failing and unreached checks
 // and what a partial pass left unverified; every scenario's failure text,
 // message log, recorded exchange, check messages and observations; and the
 // warnings. secrets is usually safetext.EnvironRedactor(); nil
@@ -35,11 +35,19 @@ func Redact(r *Report, secrets *safetext.Redactor) {
 		}
 		k.Readings = readings
 	}
+	if k.Glue != nil {
+		glue := make(map[string]string, len(k.Glue))
+		for id, why := range k.Glue {
+			glue[red(id)] = red(why)
+		}
+		k.Glue = glue
+	}
 
 	for i := range r.Requirements {
 		q := &r.Requirements[i]
 		q.Reason = red(q.Reason)
 		q.Unverified = red(q.Unverified)
+		q.Glue = red(q.Glue)
 		q.Failures = redactRefs(q.Failures, red)
 		q.NotReached = redactRefs(q.NotReached, red)
 	}

@@ -107,6 +107,10 @@ type Kernel struct {
 	// Readings records how the kernel reads points the specification leaves
 	// open, keyed by the point.
 	Readings map[string]string `json:"readings,omitempty"`
+	// Glue names, per requirement ID, what the adapter's glue does there:
+	// the requirements whose verdict depends on the glue, not on the loop
+	// under it (PROTOCOL.md §15), as the kernel declared them.
+	Glue map[string]string `json:"glue,omitempty"`
 	// Command is how the harness started the kernel's adapter.
 	Command string `json:"command,omitempty"`
 }
@@ -164,6 +168,9 @@ type Summary struct {
 	Scenarios map[Status]int `json:"scenarios"`
 	// ByArea counts requirement verdicts per catalog area, in catalog order.
 	ByArea []AreaSummary `json:"by_area"`
+	// GlueFail counts the failing requirements the kernel labelled glue.
+	// They are not in Requirements[fail], which counts the loop's failures.
+	GlueFail int `json:"glue_fail,omitempty"`
 }
 
 // AreaSummary counts the requirement verdicts of one area.
@@ -171,6 +178,8 @@ type AreaSummary struct {
 	Prefix string         `json:"prefix"`
 	Name   string         `json:"name"`
 	Counts map[Status]int `json:"counts"`
+	// GlueFail counts the area's glue-labelled failures, left out of Counts.
+	GlueFail int `json:"glue_fail,omitempty"`
 }
 
 // RequirementResult is the verdict on one catalog requirement.
@@ -199,6 +208,15 @@ type RequirementResult struct {
 	// the wire, or checks not reached).
 	Partial    bool   `json:"partial,omitempty"`
 	Unverified string `json:"unverified,omitempty"`
+	// Glue is the kernel's reason when it labelled the requirement glue:
+	// its verdict depends on the adapter's glue, not on the loop under it.
+	// A glue failure is counted apart (Summary.GlueFail).
+	Glue string `json:"glue,omitempty"`
+}
+
+// GlueFail reports whether q is a failure the kernel labelled glue.
+func (q RequirementResult) GlueFail() bool {
+	return q.Status == Fail && q.Glue != ""
 }
 
 // Compliance is the level a kernel has earned; see Build for the rules.
@@ -323,6 +341,7 @@ func (r Report) MarshalJSON() ([]byte, error) {
 		Requirements: fullCounts(r.Summary.Requirements, RequirementStatuses()),
 		Scenarios:    fullCounts(r.Summary.Scenarios, ScenarioStatuses()),
 		ByArea:       make([]AreaSummary, len(r.Summary.ByArea)),
+		GlueFail:     r.Summary.GlueFail,
 	}
 	for i, a := range r.Summary.ByArea {
 		a.Counts = fullCounts(a.Counts, RequirementStatuses())

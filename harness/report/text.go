@@ -49,20 +49,27 @@ func writeText(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 	for _, st := range RequirementStatuses() {
 		fmt.Fprintf(tw, "%s\t", word(st))
 	}
+	glue := r.hasGlue() // a column of its own: the adapter's failures are not the loop's
+	if glue {
+		fmt.Fprintf(tw, "%s\t", glueFailWord)
+	}
 	fmt.Fprint(tw, "\t\n")
-	row := func(prefix string, counts map[Status]int, name string) {
+	row := func(prefix string, counts map[Status]int, glueFail int, name string) {
 		fmt.Fprintf(tw, "%s\t", line(prefix))
 		for _, st := range RequirementStatuses() {
 			fmt.Fprintf(tw, "%d\t", counts[st])
+		}
+		if glue {
+			fmt.Fprintf(tw, "%d\t", glueFail)
 		}
 		// The name is left-aligned after the last cell; tabwriter right-aligns
 		// only cells that end in a tab.
 		fmt.Fprintf(tw, "\t%s\n", line(name))
 	}
 	for _, a := range r.Summary.ByArea {
-		row(a.Prefix, a.Counts, a.Name)
+		row(a.Prefix, a.Counts, a.GlueFail, a.Name)
 	}
-	row("total", r.Summary.Requirements, "")
+	row("total", r.Summary.Requirements, r.Summary.GlueFail, "")
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -79,6 +86,9 @@ func writeText(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 			p("  %-5s %s [%s] %s", line(strings.ToUpper(string(q.Status))), line(q.ID), line(q.Level), line(q.Title))
 			if !agentLoop(q) {
 				p(" (deterministic-first profile)")
+			}
+			if q.Glue != "" {
+				p(" (glue: %s)", line(q.Glue))
 			}
 			p("\n")
 			if len(q.Failures) == 0 {

@@ -83,18 +83,22 @@ func hostileKernel(mode string) int {
 }
 
 func hostileInit(mode string) wire.InitializeResult {
-	return wire.InitializeResult{
+	res := wire.InitializeResult{
 		ProtocolVersion: wire.Version,
 		Kernel:          wire.Peer{Name: "hostile-" + mode, Version: "0.0.1"},
 		Capabilities:    []string{},
 	}
+	if mode == "glue" { // an adapter that labels its own glue (TestGlueLabel)
+		res.Glue = []wire.GlueNote{{Requirement: "TA-10", Reason: "the adapter's wrapper crashes, not the loop"}, {Requirement: "ZZ-99", Reason: "no such row"}}
+	}
+	return res
 }
 
 func misbehave(ctx context.Context, conn *jsonrpc.Conn, mode string, req *jsonrpc.Request) (any, error) {
 	var p wire.RunParams
 	_ = json.Unmarshal(req.Params, &p)
 	switch mode {
-	case "crash":
+	case "crash", "glue":
 		fmt.Fprintln(os.Stderr, "boom")
 		os.Exit(3)
 	case "hang":

@@ -183,9 +183,11 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	if slowWarning != "" {
 		warnings = append(warnings, slowWarning)
 	}
+	glue, glueWarnings := glueOf(cat, info.Glue)
+	warnings = append(warnings, glueWarnings...)
 	r := report.BuildWith(cat, report.Kernel{
 		Name: info.Kernel.Name, Version: info.Kernel.Version, Capabilities: info.Capabilities,
-		Readings: info.Readings, Command: opt.Launcher.Describe(),
+		Readings: info.Readings, Glue: glue, Command: opt.Launcher.Describe(),
 	}, results, started, time.Since(started), report.BuildOptions{
 		Selection: opt.Tags, Interrupted: interrupted, Warnings: warnings, Shard: shardName(opt.Shard),
 		LeftOut: leftOut,

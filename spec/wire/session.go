@@ -18,12 +18,23 @@ type Peer struct {
 // InitializeResult is the kernel's answer: the version chosen, who it is, the
 // optional capabilities it has (names from spec/requirements.json), and its
 // readings of points the spec leaves open (keys from PROTOCOL.md, e.g.
-// "doom_loop.status" or "doom_loop.default_threshold").
+// "doom_loop.status" or "doom_loop.default_threshold"), and the requirements
+// whose verdict depends on its adapter's glue rather than on the loop under
+// it (PROTOCOL.md §15): reports label those glue and count their failures
+// apart from the loop's.
 type InitializeResult struct {
 	ProtocolVersion string            `json:"protocol_version"`
 	Kernel          Peer              `json:"kernel"`
 	Capabilities    []string          `json:"capabilities"`
 	Readings        map[string]string `json:"readings,omitempty"`
+	Glue            []GlueNote        `json:"glue,omitempty"`
+}
+
+// GlueNote names one requirement whose verdict depends on the adapter's glue
+// and says what the glue does there.
+type GlueNote struct {
+	Requirement string `json:"requirement"`
+	Reason      string `json:"reason"`
 }
 
 // RunParams starts a root session. The harness picks the root session id so

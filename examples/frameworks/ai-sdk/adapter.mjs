@@ -15,6 +15,11 @@ import { traced } from "./trace.mjs";
  * function sees a call (the AI SDK has approvals, not rules). */
 const rule = (s, t) => (s.config.policy.rules || []).find((r) => (!r.provider || r.provider === t.provider) && (!r.tool || r.tool === t.name) && (!r.kind || r.kind === t.kind));
 
+/** The policy's decision on a call: its first matching rule, else the
+ * specification's default (PA-10: a resource call asks, a read or an
+ * interactive call is allowed). Glue: the AI SDK has no policy rules. */
+const decide = (s, t) => { const r = rule(s, t); return r ? { decision: r.decision, by: r.name } : { decision: t.kind === "resource" ? "ask" : "allow", by: "default" }; };
+
 function tools(run) {
   const s = run.s, set = {};
   for (const t of s.config.tools || []) {
@@ -39,18 +44,27 @@ function tools(run) {
   return set;
 }
 
-/** toolApproval: the AI SDK's per-call approval function, where the
- * profile's policy, the user's permission and the plan-ready veto chain go. */
+/** toolApproval: the AI SDK's per-call approval function (generate-text.ts
+ * calls it for every tool call before execution; a "denied" answer becomes
+ * the call's tool-result with the reason, never an execute). The profile's
+ * policy, the user's permission and the plan-ready veto chain go here. */
 async function approve(run, { toolCall }) {
   const s = run.s, t = s.tool(toolCall.toolName);
   if (!t) return "not-applicable";
-  const r = rule(s, t), decision = r ? r.decision : "allow"; // no rule: the AI SDK's default, no approval
-  if (t.kind !== "resource") return decision === "deny" ? { type: "denied", reason: `denied by policy rule ${r.name}` } : "not-applicable";
+  const { decision, by } = decide(s, t);
+  if (t.kind !== "resource") { // the read/interactive precheck (PA-06): allow or deny, an ask is downgraded (PA-09)
+    if (decision === "deny") return { type: "denied", reason: `denied by policy rule ${by}` };
+    if (decision === "ask") {
+      s.event(run.turn.id, "ask_downgrade", { call_id: toolCall.toolCallId, tool: t.name, kind: t.kind, rule: by });
+      return { type: "denied", reason: `ask downgraded to deny by policy rule ${by}: a ${t.kind} call is never asked about` };
+    }
+    return "not-applicable";
+  }
   const item = { id: `${run.turn.id}/${toolCall.toolCallId}`, tool_call_id: toolCall.toolCallId, provider: t.provider, tool: t.name, kind: t.kind,
-    risk: t.risk, description: t.description, input: toolCall.input ?? null, decision, decided_by: r ? r.name : "no-rule" };
+    risk: t.risk, description: t.description, input: toolCall.input ?? null, decision, decided_by: by };
   run.plan.push(item);
   s.event(run.turn.id, "plan_item", { ...item, turn_id: run.turn.id });
-  if (decision === "deny") return { type: "denied", reason: `denied by policy rule ${r.name}` };
+  if (decision === "deny") return { type: "denied", reason: `denied by policy rule ${by}` };
   if (decision === "ask") {
     const { decisions } = await s.host.permission({ call_context: s.callContext(run.turn.id), items: [item] });
     if ((decisions || []).find((d) => d.plan_item_id === item.id)?.decision !== "ALLOW") return { type: "denied", reason: "denied by the user" };
@@ -119,7 +133,23 @@ async function run(host, params) {
   return s.finish(capped ? "error_max_turns" : "completed", final);
 }
 
+/** The requirements whose verdict depends on this adapter's glue, not on
+ * the framework (PROTOCOL.md §15): reports label them glue and count their
+ * failures apart. Each reason says what the glue does and whether the
+ * framework could. */
+const glue = [
+  { requirement: "TA-25", reason: "pricing is the glue's (the kit's price/charge): the AI SDK has no pricing, and the glue checks no tiers when a session starts" },
+  { requirement: "HD-16", reason: "hook configuration is the glue's (the kit's Session.dispatch): the AI SDK has no hook plugins listing supported points, and the glue checks none when a session starts" },
+  { requirement: "ER-05", reason: "refusing an incomplete retry block is config validation the glue does not do: the AI SDK takes one maxRetries number and no backoff settings, so there is nothing of its own to refuse it with; the glue could check the block when a session starts" },
+  { requirement: "HD-13", reason: "the hook chains are dispatched by the kit's Session.dispatch from the AI SDK's callbacks, and it makes no hook_dispatch or hook_subscriber span; the AI SDK's tracing could carry them" },
+  { requirement: "PA-06", reason: "the read/interactive precheck is the glue's policy table (the AI SDK has an approval function (toolApproval), no policy rules)" },
+  { requirement: "PA-09", reason: "the downgrade of an ask and its ask_downgrade event are the glue's policy table" },
+  { requirement: "PA-10", reason: "the default by kind is the glue's policy table" },
+  { requirement: "PA-14", reason: "the plan_item rows are events the glue writes: the AI SDK has no plan rows" },
+  { requirement: "HD-12", reason: "the plan_item rows and their decided_by are the glue's" },
+];
+
 main({
-  info: () => ({ name: "vercel-ai-sdk-generateText", version: "7.0.173", capabilities: ["bound.max_wall_clock_s", "done.terminal_tool"] }),
+  info: () => ({ name: "vercel-ai-sdk-generateText", version: "7.0.173", capabilities: ["bound.max_wall_clock_s", "done.terminal_tool"], glue }),
   run,
 });

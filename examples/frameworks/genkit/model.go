@@ -7,6 +7,7 @@ import (
 	"github.com/agentconform/conform/kernelkit"
 	"github.com/agentconform/conform/spec/wire"
 	"github.com/firebase/genkit/go/ai"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // generate is the model (ai.ModelFunc): one model/stream per call, each a
@@ -52,7 +53,8 @@ func (r *run) generate(ctx context.Context, req *ai.ModelRequest, _ ai.ModelStre
 			r.mu.Unlock()
 		}
 	}
-	return &ai.ModelResponse{Message: msg, FinishReason: ai.FinishReasonStop, Usage: &ai.GenerationUsage{
+	// Request: a model plugin's to set (History, which a resume after an interrupt reads, is the request's messages and the reply).
+	return &ai.ModelResponse{Request: req, Message: msg, FinishReason: ai.FinishReasonStop, Usage: &ai.GenerationUsage{
 		InputTokens: int(rep.Usage.InputTokens), OutputTokens: int(rep.Usage.OutputTokens),
 	}}, nil
 }
@@ -68,6 +70,9 @@ func (r *run) hooks(next ai.ModelFunc) ai.ModelFunc {
 		turn := s.Begin()
 		r.mu.Lock()
 		r.turn, r.last = turn, nil
+		if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+			r.spans[sc.SpanID().String()] = turn.ID // the middleware runs inside Genkit's span of this loop iteration (trace.go)
+		}
 		r.mu.Unlock()
 		sent := toWire(req.Messages)
 		out, err := s.Dispatch(ctx, turn.ID, wire.HookPayload{Variant: wire.PointPreModelCall, Model: s.Config.Model.Name, Messages: sent, Tools: toSpecs(req.Tools)})
@@ -86,6 +91,9 @@ func (r *run) hooks(next ai.ModelFunc) ai.ModelFunc {
 			if _, herr := s.Dispatch(ctx, turn.ID, post); herr != nil && err == nil {
 				return nil, herr
 			}
+		}
+		if err == nil && resp != nil {
+			r.planReady(turn.ID, resp.Message)
 		}
 		return resp, err
 	}

@@ -25,7 +25,7 @@ type kernel struct{}
 // with the reading hooks.transforms.
 func (kernel) Info() kernelkit.Info {
 	return kernelkit.Info{Name: "langchaingo-agents-executor", Version: "0.1.14",
-		Readings: map[string]string{"hooks.transforms": "observe_only"}}
+		Readings: map[string]string{"hooks.transforms": "observe_only"}, Glue: glue}
 }
 
 func (kernel) Run(ctx context.Context, h *kernelkit.Host, p wire.RunParams) (wire.RunSessionResult, error) {

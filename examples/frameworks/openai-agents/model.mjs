@@ -62,6 +62,7 @@ export function conformModel(run) {
         assembled_context: turn.contributions, attempt,
       }, req.signal);
       const r = fold(res.events);
+      for (const c of r.calls) run.inputs?.set(c.id, c.input ?? null); // a call's input, for a plan row the SDK's own rejection leaves to the glue
       run.last = r.text ? { role: "assistant", content: [{ type: "text", text: r.text }] } : run.last; // kept for a cancelled session's end row
       for (const ev of res.events || []) if (ev.type === "usage" && ev.usage) r.costUSD += s.charge(turn.id, ev.usage);
       if (r.error) {
