@@ -18,7 +18,7 @@ import (
 // ER-01 passed in full for a loop with no jitter at all.
 func TestJitterUnannouncedIsNotReached(t *testing.T) {
 	for name, payload := range map[string]string{
-		"no retry event":          "",
+		"no retry event":           "",
 		"retry event, no delay_ms": `{"attempt":1,"category":"rate_limited"}`,
 	} {
 		w := fakes.NewWorld()
