@@ -1,15 +1,11 @@
 package conformtest
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/agentconform/conform/harness/adapter"
 	"github.com/agentconform/conform/harness/report"
-	"github.com/agentconform/conform/harness/runner"
 	"github.com/agentconform/conform/spec"
 )
 
@@ -26,13 +22,7 @@ func TestAttribution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := runner.Run(context.Background(), runner.Options{
-		Launcher:    adapter.InProcess{Name: "reference", Serve: serve},
-		Concurrency: 4, ScenarioTimeout: 20 * time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := referenceRun(t) // clauses_test.go: one run for both tests
 	ungated := map[string]bool{} // MUSTs proven in a scenario no capability gates
 	for _, s := range r.Scenarios {
 		if s.Status == report.Error || s.Status == report.Skipped {
