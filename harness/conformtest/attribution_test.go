@@ -22,7 +22,8 @@ func TestAttribution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := referenceRun(t) // clauses_test.go: one run for both tests
+	// One run for this test and TestClauseMap (clauses_test.go).
+	r := referenceRun(t)
 	ungated := map[string]bool{} // MUSTs proven in a scenario no capability gates
 	for _, s := range r.Scenarios {
 		if s.Status == report.Error || s.Status == report.Skipped {
