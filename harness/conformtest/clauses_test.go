@@ -29,10 +29,12 @@ var updateClauses = flag.Bool("update-clauses", false, "rewrite reports/clauses.
 // only shrink: a clause that becomes complete must leave it (the test says
 // so), and a new gap must be added here on purpose, where review sees it.
 var knownGaps = []string{
+	"ER-01.backoff",
 	"ER-01.retry-after-headers",
 	"ER-02.per-call",
 	"HD-01.order",
 	"HD-13.parallel-siblings",
+	"PA-03.denial-result",
 	"SA-01.grandchild",
 	"SA-08.middle",
 	"SA-10.parent",
