@@ -7,6 +7,7 @@ import (
 	"github.com/agentconform/conform/refkernel/cost"
 	"github.com/agentconform/conform/refkernel/doomloop"
 	"github.com/agentconform/conform/refkernel/loop"
+	"github.com/agentconform/conform/refkernel/subagent"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -23,7 +24,10 @@ import (
 //     of a reply instead of its input tokens (TA-25.tier);
 //   - counted over the wrong set: identical calls counted anywhere in the
 //     window instead of as the latest run (TA-26.limit-path, "a different
-//     call in between starts the count again").
+//     call in between starts the count again");
+//   - only the ends of a chain: a roll-up that skips the middle session of
+//     a tree (SA-11's totals catch it; no TA-07 check does, so
+//     TA-07.grandchild is a known gap of the clause map).
 func init() {
 	register(
 		Mutant{Name: "semantic/cost-cap-strict", Targets: []string{"TA-03"},
@@ -118,4 +122,30 @@ func (countInWindow) Check(history []string, threshold int) (doomloop.Trip, bool
 		return doomloop.Trip{}, false
 	}
 	return doomloop.Trip{Hash: last, Count: n, Threshold: threshold}, true
+}
+
+// Only the ends of a chain (issue 29): a usage is debited from the
+// spender and from the root, but not from the sessions between them, so a
+// grandchild's spend never reaches its parent's totals or budget.
+func init() {
+	register(Mutant{Name: "semantic/rollup-skips-middle", Targets: []string{"TA-07", "SA-11"},
+		Breaks: "a usage is debited from the spending session and the root only, not from the sessions between them",
+		Apply: func(p loop.Parts) loop.Parts {
+			p.Subagents = skipMiddle{}
+			return p
+		}})
+}
+
+type skipMiddle struct{ subagent.Standard }
+
+func (skipMiddle) Payers(n *subagent.Node) []*subagent.Node {
+	out := []*subagent.Node{n}
+	root := n
+	for root.Parent != nil {
+		root = root.Parent
+	}
+	if root != n {
+		out = append(out, root)
+	}
+	return out
 }
