@@ -7,7 +7,7 @@ REPORTS := reports
 # not dirty the worktree. "make reports" rewrites the committed ones.
 OUT     ?= $(REPORTS)/tmp
 
-.PHONY: all build conform reports naive test vet unit suite mutants bench python-test clean
+.PHONY: all build conform reports clauses naive test vet unit suite mutants bench python-test clean
 
 all: build
 
@@ -29,6 +29,12 @@ conform: build
 # The committed reports of the reference kernel, regenerated on purpose.
 reports:
 	$(MAKE) conform OUT=$(REPORTS)
+
+# The clause map's coverage (spec/clauses.json -> reports/clauses.md),
+# held against a run of the reference kernel; TestClauseMap fails when it
+# is stale.
+clauses:
+	$(GO) test -count=1 -run TestClauseMap ./harness/conformtest/ -args -update-clauses
 
 # The second-language proof: the naive Python kernel's report (it fails the
 # rows it ignores; exit status 1 is expected, so it is not checked).

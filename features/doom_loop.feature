@@ -104,6 +104,21 @@ Feature: Doom-loop detection
     And exactly one final-answer turn followed
     And the session ends with the kernel's doom-loop status
 
+  @TA-26 @must
+  Scenario: a different call in between starts the count again, in a window wider than the threshold
+    A window of 8 calls still holds the two "a" before the "b" when the
+    third "a" after it comes; TA-26 fires on the latest threshold calls in
+    a row, so a detector that counts the hash anywhere in its window fires
+    two turns early. With the window equal to the threshold (above) the
+    two readings cannot be told apart.
+    Given the doom-loop threshold is 3
+    And the doom-loop detector looks back over 8 calls
+    And the model calls "search" in successive requests with query "a", "a", "b", "a", "a" and "a"
+    When the session runs
+    Then the kernel ran 6 ordinary turns
+    And exactly one final-answer turn followed
+    And the session ends with the kernel's doom-loop status
+
   @TA-12 @TA-26 @must
   Scenario: identical calls within one reply count one by one
     The detector hashes every read and resource call of the session in

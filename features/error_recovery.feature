@@ -32,7 +32,8 @@ Feature: Error recovery
   them (delay_ms in its retry events, PROTOCOL.md §8.4): arrival times
   cannot tell jitter from the machine's scheduling noise, but announced
   delays can be judged exactly, against the same bounds, and the retry
-  must not come sooner than announced. Not asserted: raw retry-after
+  must not come sooner than announced. A kernel that announces no delay
+  passes ER-01 only partially: its jitter is not verified. Not asserted: raw retry-after
   headers (the protocol carries retry_after_ms only), the default of 5
   retries outside the slow run (its schedule alone takes at least 7.75 s),
   and how often idempotent resources and data sources are retried unless
@@ -175,6 +176,23 @@ Feature: Error recovery
     And the model fails each of 20 calls 1 time with "rate_limited", answers each with a call to "search" whose query changes each time, then with text "Done."
     When the session runs
     Then the waits of all 20 retries, taken together, follow a backoff from 500 ms growing by a factor of 2
+
+  @ER-01 @ER-05 @must @slow
+  Scenario: a base delay of 4 s is taken from the retry settings, judged on twenty first retries
+    Judged from arrival times alone, whatever the kernel announces: noise
+    only lengthens a wait. With 20 waits, full jitter keeps all but two of
+    them below 36% of the 4 s base (1.45 s) only with a chance of one in a
+    million. A kernel that keeps a built-in base of 1 s or less whatever
+    the config says never reaches 25%, and a loaded machine would have to
+    stall three of its waits by 450 ms to hide that. The waits take about
+    a minute (at least 40 s with the reference's jitter floor), so the
+    scenario is slow.
+    Given a data_source tool "search" from provider "web" declared safe with no key fields
+    And retry settings of base 4000 ms, factor 2 and 1 retries per call
+    And a session-wide cap of 30 retries
+    And the model fails each of 20 calls 1 time with "rate_limited", answers each with a call to "search" whose query changes each time, then with text "Done."
+    When the session runs
+    Then the waits of all 20 retries, taken together, follow a backoff from 4000 ms growing by a factor of 2
 
   @ER-05 @must @slow
   Scenario: without retry settings a failing call is retried the shipped default of 5 times

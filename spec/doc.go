@@ -6,4 +6,9 @@
 // capabilities. It is embedded in the binary so that scenario tags, reports
 // and the harness all check against the same list, and a typo in a tag is
 // caught instead of silently testing nothing.
+//
+// Beside it, the clause map (clauses.json, clauses.go) splits the
+// requirements of the mapped areas into clauses and names, for each, the
+// checks and scenarios that prove every side of it (issue 29); its
+// coverage is reports/clauses.md.
 package spec

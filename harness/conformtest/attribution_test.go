@@ -1,16 +1,12 @@
 package conformtest
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/agentconform/conform/harness/adapter"
 	"github.com/agentconform/conform/harness/fuzz"
 	"github.com/agentconform/conform/harness/report"
-	"github.com/agentconform/conform/harness/runner"
 	"github.com/agentconform/conform/spec"
 )
 
@@ -32,13 +28,8 @@ func TestAttribution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := runner.Run(context.Background(), runner.Options{
-		Launcher:    adapter.InProcess{Name: "reference", Serve: serve},
-		Concurrency: 4, ScenarioTimeout: 20 * time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// One run for this test and TestClauseMap (clauses_test.go).
+	r := referenceRun(t)
 	decls := declaredChecks(t)
 	provenPair := map[string]bool{} // pattern + "\x00" + ID, proven somewhere
 	ungated := map[string]bool{}    // MUSTs proven in a scenario no capability gates

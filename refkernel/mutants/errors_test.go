@@ -17,7 +17,9 @@ import (
 // No "no jitter" mutant is claimed: jitter cannot be told apart from the
 // machine's own scheduling noise by arrival times alone, so no scenario
 // can catch a kernel that waits exactly the nominal delay honestly (it
-// satisfies every lower bound a jittered kernel does).
+// satisfies every lower bound a jittered kernel does). Such a kernel
+// passes ER-01 only partially unless it announces its delays
+// (errors_unannounced_test.go).
 func init() {
 	register(
 		Mutant{Name: "retry/constant-delay", Targets: []string{"ER-01", "ER-05"},

@@ -144,13 +144,20 @@ func TestKillMatrix(t *testing.T) {
 
 // judge runs one mutant against the scenarios tagged with its targets.
 func judge(mu Mutant) (Row, error) {
+	row, _, err := judgeReport(mu)
+	return row, err
+}
+
+// judgeReport is judge with the report it judged.
+func judgeReport(mu Mutant) (Row, *report.Report, error) {
 	start := time.Now()
 	tags := "@" + strings.Join(mu.Targets, ",@")
 	r, err := runner.Run(context.Background(), runner.Options{
-		Launcher: launcher(mu.Name, mu.Apply(loop.DefaultParts()), mu.Options...), Tags: tags, Concurrency: 2, ScenarioTimeout: 10 * time.Second,
+		Launcher: wiredLauncher(mu.Name, mu.Apply(loop.DefaultParts()), mu.Wire, mu.Options...), Tags: tags, Concurrency: 2, ScenarioTimeout: 10 * time.Second,
+		Slow: mu.Slow,
 	})
 	if err != nil {
-		return Row{}, err
+		return Row{}, nil, err
 	}
 	row := Row{Mutant: mu.Name, Breaks: mu.Breaks, Targets: mu.Targets, KilledBy: []string{}, Collateral: collateral(r, mu.Targets)}
 	if row.Collateral == nil {
@@ -170,7 +177,7 @@ func judge(mu Mutant) (Row, error) {
 	}
 	row.Killed = len(row.KilledBy) > 0
 	row.took = time.Since(start)
-	return row, nil
+	return row, r, nil
 }
 
 func write(dir string, m Matrix) error {

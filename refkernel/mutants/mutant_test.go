@@ -22,6 +22,12 @@ type Mutant struct {
 	// reading out, so that a mutant shows the suite catches it whatever the
 	// kernel declares.
 	Options []refkernel.Option
+	// Wire, when set, rewrites what the kernel sends (a kernel that
+	// announces less than the reference does).
+	Wire func(io.Writer) io.Writer
+	// Slow judges the mutant with the @slow scenarios too: only they
+	// can kill it.
+	Slow bool
 }
 
 var (
@@ -46,7 +52,15 @@ func all() []Mutant {
 
 // launcher serves a kernel built from parts in-process, over the wire.
 func launcher(name string, parts loop.Parts, opts ...refkernel.Option) adapter.Launcher {
+	return wiredLauncher(name, parts, nil, opts...)
+}
+
+// wiredLauncher is launcher with what the kernel sends passed through wire.
+func wiredLauncher(name string, parts loop.Parts, wire func(io.Writer) io.Writer, opts ...refkernel.Option) adapter.Launcher {
 	return adapter.InProcess{Name: name, Serve: func(ctx context.Context, in io.Reader, out io.Writer) error {
+		if wire != nil {
+			out = wire(out)
+		}
 		return server.Serve(ctx, refkernel.New(parts, opts...), in, out)
 	}}
 }
