@@ -67,8 +67,8 @@ func start(ctx context.Context, l adapter.Launcher, timeout time.Duration, timeo
 		Handshake:   true, // nothing before initialize is answered (PROTOCOL.md §4)
 	})
 	k.rpc.Start()
-	ictx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	ictx, clock := newStartClock(ctx, ep.Starved, timeout)
+	defer clock.stop()
 	err = k.rpc.Call(ictx, wire.MethodInitialize, wire.InitializeParams{
 		ProtocolVersions: []string{wire.Version},
 		Harness:          wire.Peer{Name: "conform", Version: Version},
@@ -78,12 +78,12 @@ func start(ctx context.Context, l adapter.Launcher, timeout time.Duration, timeo
 	}
 	if err != nil {
 		f := k.explain(err, "initialize")
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		if clock.expired(ictx) && ctx.Err() == nil {
 			limit := timeout.String()
 			if timeoutName != "" {
 				limit += ", " + timeoutName
 			}
-			f.What = fmt.Sprintf("no answer to initialize within %s: the kernel hangs or starts too slowly", limit)
+			f.What = fmt.Sprintf("no answer to initialize within %s%s: the kernel hangs or starts too slowly", limit, clock.note())
 			if fs := k.Faults(); len(fs) > 0 {
 				f.What += "; " + strings.Join(fs, "; ")
 			}

@@ -30,7 +30,10 @@ type Options struct {
 	FS   fs.FS
 	Root string
 	// Tags is a godog tag expression, e.g. "@TA-01,@TA-02" or "~@slow".
-	Tags            string
+	Tags string
+	// Concurrency is how many scenarios run at once, each on its own
+	// kernel; AutoConcurrency chooses from the machine and the kernel's
+	// measured start-up (AutoJobs).
 	Concurrency     int
 	ScenarioTimeout time.Duration
 	// Progress, when set, gets one line per finished scenario, numbered
@@ -99,7 +102,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	if opt.Root == "" {
 		opt.Root = "."
 	}
-	if opt.Concurrency < 1 {
+	if opt.Concurrency < 1 && opt.Concurrency != AutoConcurrency {
 		opt.Concurrency = 1
 	}
 	if opt.ScenarioTimeout <= 0 {
@@ -143,6 +146,13 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	}
 	info := k.Info
 	pool.Put(k)
+	if opt.Concurrency == AutoConcurrency {
+		var why string
+		opt.Concurrency, why = autoJobs(pool.FirstStart())
+		if opt.Progress != nil {
+			fmt.Fprintln(opt.Progress, why)
+		}
+	}
 
 	stop, stopWhen := stopContext(opt)
 	defer stopWhen.cancel()
