@@ -166,6 +166,10 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	if !f.quiet {
 		opt.Progress = cmd.ErrOrStderr()
 		opt.ProgressTTY = isTerminal(opt.Progress)
+		if opt.ProgressTTY {
+			opt.ProgressWidth = terminalWidth(opt.Progress)
+			opt.ProgressColor = colorWanted(os.LookupEnv)
+		}
 	}
 	pool := driver.NewPool(l)
 	pool.InitTimeout = time.Duration(float64(f.initTimeout) * f.multiplier)
@@ -199,7 +203,8 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	case errors.As(err, &initErr) && r != nil:
 		// The kernel never initialized: the reports still say so, for CI.
 		report.Redact(r, nil)
-		werr := writeReports(r, outs)
+		written, werr := writeEach(r, outs)
+		sayWritten(cmd.ErrOrStderr(), written, "")
 		return &exitError{exitUsage, errors.Join(err, ci.finish(cmd, r), werr)}
 	case err != nil && !incomplete:
 		return &exitError{exitUsage, err}
@@ -209,13 +214,15 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	cierr := ci.finish(cmd, r)
 	// A report that cannot be written must not cost the others, nor the
 	// text report of a run that finished.
-	werr := errors.Join(cierr, writeReports(r, outs))
+	written, werr := writeEach(r, outs)
+	werr = errors.Join(cierr, werr)
 	if err := report.WriteText(cmd.OutOrStdout(), r); err != nil {
 		werr = errors.Join(werr, err)
 	}
 	if err := baseline.WriteText(cmd.OutOrStdout(), r.Baseline); err != nil {
 		werr = errors.Join(werr, err)
 	}
+	sayWritten(cmd.OutOrStdout(), written, f.bundle)
 	switch {
 	case werr != nil:
 		return &exitError{exitUsage, fmt.Errorf("the run finished, but not every report was written:\n%w", werr)}

@@ -13,7 +13,7 @@ var errInitTimeout = errors.New("initialize timeout")
 // startCap bounds, in initialize timeouts of wall time, how long a kernel
 // kept from running by a busy machine may take to start: waiting for a CPU
 // is not the kernel's fault, but a start-up must end some time.
-const startCap = 10
+const startCap = 30
 
 // startClock is the initialize timeout on a clock that does not run while
 // the kernel waits for a CPU (starved, adapter.Endpoint.Starved): start-up is
