@@ -78,7 +78,9 @@ func start(ctx context.Context, l adapter.Launcher, timeout time.Duration, timeo
 	}
 	if err != nil {
 		f := k.explain(err, "initialize")
-		if clock.expired(ictx) && ctx.Err() == nil {
+		if ctx.Err() != nil {
+			f.What = fmt.Sprintf("initialize was not answered before the run was stopped (%v)", context.Cause(ctx))
+		} else if clock.expired(ictx) {
 			limit := timeout.String()
 			if timeoutName != "" {
 				limit += ", " + timeoutName
