@@ -140,6 +140,14 @@ test: vet unit python-test suite mutants plugin plugin-mutants e2e mutation-samp
 verify: build
 	BIN=$(BIN) OUT=$(REPORTS)/tmp ./scripts/verify.sh
 
+# No error from a busy machine: a kernel that starts seconds late (CPU work,
+# then a sleep; examples/slow-start) under default flags with both cores
+# busy, FULL whole-suite runs and RUNS runs of a selection; any failure or
+# error fails (scripts/verify-slow-start.sh). Takes minutes.
+.PHONY: verify-slow-start
+verify-slow-start: build
+	BIN=$(BIN) OUT=$(REPORTS)/tmp/slow-start SLOW_START=5 SLOW_START_WORK=2000000 ./scripts/verify-slow-start.sh
+
 bench:
 	$(GO) test -run '^$$' -bench . ./refkernel/loop/ ./refkernel/hooks/ ./refkernel/subagent/ ./harness/driver/
 

@@ -75,13 +75,40 @@ func checkWritable(path string) error {
 
 // writeReports writes every report it can and names each it could not.
 func writeReports(r *report.Report, outs []reportOut) error {
+	_, err := writeEach(r, outs)
+	return err
+}
+
+// writeEach is writeReports that also returns the reports written.
+func writeEach(r *report.Report, outs []reportOut) ([]reportOut, error) {
 	var errs []error
+	var written []reportOut
 	for _, o := range outs {
 		if err := writeFile(o.path, func(w io.Writer) error { return o.write(w, r) }); err != nil {
 			errs = append(errs, fmt.Errorf("%s %s: %v", o.flag, o.path, unwrapPath(err)))
+			continue
+		}
+		written = append(written, o)
+	}
+	return written, errors.Join(errs...)
+}
+
+// sayWritten ends a run by saying where its reports went, so that nobody
+// has to find the files the flags named.
+func sayWritten(w io.Writer, written []reportOut, bundle string) {
+	var lines []string
+	for _, o := range written {
+		lines = append(lines, fmt.Sprintf("  %-14s %s", o.flag, o.path))
+	}
+	if bundle != "" {
+		if _, err := os.Stat(bundle); err == nil {
+			lines = append(lines, fmt.Sprintf("  %-14s %s", "--bundle", bundle+string(os.PathSeparator)))
 		}
 	}
-	return errors.Join(errs...)
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nReports written:\n%s\n", strings.Join(lines, "\n"))
 }
 
 func writeFile(path string, write func(io.Writer) error) error {

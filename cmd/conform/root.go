@@ -19,6 +19,7 @@ frontend providers, drives the kernel over the conform.wire/v1 protocol
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetFlagErrorFunc(flagError) // inherited by every subcommand
 	root.Version = runner.Version
 	// The template is fixed text: escape what text/template would read.
 	root.SetVersionTemplate(strings.ReplaceAll(versionText(), "{{", "{{`{{`}}"))

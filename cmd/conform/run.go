@@ -25,6 +25,7 @@ type runFlags struct {
 	jsonOut, junitOut, mdOut string
 	features                 string
 	jobs                     int
+	jobsSet                  bool // -j given; otherwise the run chooses (runner.AutoConcurrency)
 	timeout, initTimeout     time.Duration
 	quiet                    bool
 	env                      []string
@@ -85,7 +86,7 @@ erroring scenario (conform replay DIR).`,
 	fl.StringVar(&f.badgeOut, "badge", "", `write an SVG badge ("conform | MUST ✓ 87/96", coloured by compliance level) to this file`)
 	fl.StringVar(&f.badgeJSON, "badge-json", "", "write the badge as a shields.io endpoint JSON document to this file")
 	fl.StringVar(&f.features, "features", "", "run the .feature files under this folder instead of the embedded suite")
-	fl.IntVarP(&f.jobs, "jobs", "j", 12, "scenarios run in parallel, each on its own kernel instance (scenarios mostly wait on the kernel, so more than the core count pays: at 12 the whole suite takes about 1.3x its longest scenario on 2 cores)")
+	fl.IntVarP(&f.jobs, "jobs", "j", 0, "scenarios run in parallel, each on its own kernel instance (default: chosen once the kernel's first start-up is measured, 6 per CPU core, fewer for a kernel slow to start; kernels start a few at a time whatever -j is, each with its own --init-timeout)")
 	fl.DurationVar(&f.timeout, "timeout", 20*time.Second, "time one scenario's session may take before the kernel is declared hung")
 	fl.DurationVar(&f.initTimeout, "init-timeout", 10*time.Second, "time a kernel may take to start and answer initialize")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no per-scenario progress")
@@ -111,7 +112,7 @@ func checkRunFlags(f *runFlags) error {
 		return usage("--require must be must, should or all, not %q", f.require)
 	}
 	switch {
-	case f.jobs < 1:
+	case f.jobsSet && f.jobs < 1:
 		return usage("-j/--jobs must be at least 1, not %d", f.jobs)
 	case f.timeout <= 0:
 		return usage("--timeout must be positive, not %v", f.timeout)
@@ -130,6 +131,10 @@ func checkRunFlags(f *runFlags) error {
 }
 
 func runSuite(cmd *cobra.Command, f runFlags) error {
+	f.jobsSet = cmd.Flags().Changed("jobs")
+	if !f.jobsSet {
+		f.jobs = runner.AutoConcurrency
+	}
 	if err := checkRunFlags(&f); err != nil {
 		return err
 	}
@@ -161,6 +166,10 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	if !f.quiet {
 		opt.Progress = cmd.ErrOrStderr()
 		opt.ProgressTTY = isTerminal(opt.Progress)
+		if opt.ProgressTTY {
+			opt.ProgressWidth = terminalWidth(opt.Progress)
+			opt.ProgressColor = colorWanted(os.LookupEnv)
+		}
 	}
 	pool := driver.NewPool(l)
 	pool.InitTimeout = time.Duration(float64(f.initTimeout) * f.multiplier)
@@ -194,7 +203,8 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	case errors.As(err, &initErr) && r != nil:
 		// The kernel never initialized: the reports still say so, for CI.
 		report.Redact(r, nil)
-		werr := writeReports(r, outs)
+		written, werr := writeEach(r, outs)
+		sayWritten(cmd.ErrOrStderr(), written, "")
 		return &exitError{exitUsage, errors.Join(err, ci.finish(cmd, r), werr)}
 	case err != nil && !incomplete:
 		return &exitError{exitUsage, err}
@@ -204,13 +214,15 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	cierr := ci.finish(cmd, r)
 	// A report that cannot be written must not cost the others, nor the
 	// text report of a run that finished.
-	werr := errors.Join(cierr, writeReports(r, outs))
+	written, werr := writeEach(r, outs)
+	werr = errors.Join(cierr, werr)
 	if err := report.WriteText(cmd.OutOrStdout(), r); err != nil {
 		werr = errors.Join(werr, err)
 	}
 	if err := baseline.WriteText(cmd.OutOrStdout(), r.Baseline); err != nil {
 		werr = errors.Join(werr, err)
 	}
+	sayWritten(cmd.OutOrStdout(), written, f.bundle)
 	switch {
 	case werr != nil:
 		return &exitError{exitUsage, fmt.Errorf("the run finished, but not every report was written:\n%w", werr)}

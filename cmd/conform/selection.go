@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"sort"
+	"strings"
 
 	"github.com/agentconform/conform/harness/runner"
 )
@@ -35,13 +37,37 @@ func checkSelection(opt runner.Options, f runFlags) error {
 	case errors.As(err, &te):
 		return usage("--tags %q does not parse: %s", te.Expr, te.Reason)
 	case errors.Is(err, runner.ErrNoScenario):
-		return usage("--tags %q selects no scenario", f.tags)
+		hint := ""
+		if near := nearTags(f.tags, knownTags(opt)); len(near) > 0 {
+			hint = "; did you mean " + strings.Join(near, " or ") + "?"
+		}
+		return usage("--tags %q selects no scenario%s\n(conform list shows every requirement with the scenarios that cover it; a requirement's tag is its ID, e.g. @TA-01, and levels are @must, @should, @may)", f.tags, hint)
 	case f.features != "" && errors.Is(err, runner.ErrNoFeatures):
 		return usage("--features %s holds no .feature files", f.features)
 	case f.features != "":
 		return usage("--features %s:\n%v", f.features, err)
 	}
 	return usage("the embedded suite:\n%v", err)
+}
+
+// knownTags are the tags of every scenario of the suite opt runs.
+func knownTags(opt runner.Options) []string {
+	refs, err := runner.Select(opt.FS, opt.Root, "")
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range refs {
+		for _, t := range r.Tags {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // unwrapPath drops the path an *fs.PathError repeats, for messages that

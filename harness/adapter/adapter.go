@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 )
 
 // Endpoint is a started kernel.
@@ -13,9 +14,10 @@ type Endpoint struct {
 	Out io.Reader
 	In  io.Writer
 
-	stderr *Tail
-	close  func() error
-	exited chan struct{}
+	stderr  *Tail
+	close   func() error
+	exited  chan struct{}
+	starved func() time.Duration // nil: not measured
 
 	mu      sync.Mutex
 	exitErr error
@@ -36,6 +38,18 @@ type Launcher interface {
 // Close stops the kernel and releases everything it held. It is safe to call
 // more than once.
 func (e *Endpoint) Close() error { return e.close() }
+
+// Starved is how long the kernel has waited for a CPU while it could run
+// (on Linux: the longest run-queue wait of its threads; 0 where that is not
+// measured, and for an in-process kernel). Time a busy machine kept the
+// kernel from running is not the kernel's: the initialize timeout does not
+// count it.
+func (e *Endpoint) Starved() time.Duration {
+	if e.starved == nil {
+		return 0
+	}
+	return e.starved()
+}
 
 // Exited is closed when the kernel has stopped.
 func (e *Endpoint) Exited() <-chan struct{} { return e.exited }

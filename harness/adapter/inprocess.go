@@ -24,10 +24,13 @@ func (p InProcess) Launch(ctx context.Context) (*Endpoint, error) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	ep := &Endpoint{Out: outR, In: inW, exited: make(chan struct{})}
+	ep := &Endpoint{Out: outR, In: input{inW}, exited: make(chan struct{})}
 	go func() {
 		err := p.Serve(ctx, inR, outW)
 		outW.CloseWithError(io.EOF)
+		// A kernel that stopped serving reads no more: a write to it
+		// fails, as one to an exited process does, instead of blocking.
+		inR.Close()
 		ep.setExit(err)
 	}()
 	var once sync.Once

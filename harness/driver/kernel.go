@@ -67,8 +67,8 @@ func start(ctx context.Context, l adapter.Launcher, timeout time.Duration, timeo
 		Handshake:   true, // nothing before initialize is answered (PROTOCOL.md §4)
 	})
 	k.rpc.Start()
-	ictx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	ictx, clock := newStartClock(ctx, ep.Starved, timeout)
+	defer clock.stop()
 	err = k.rpc.Call(ictx, wire.MethodInitialize, wire.InitializeParams{
 		ProtocolVersions: []string{wire.Version},
 		Harness:          wire.Peer{Name: "conform", Version: Version},
@@ -78,12 +78,14 @@ func start(ctx context.Context, l adapter.Launcher, timeout time.Duration, timeo
 	}
 	if err != nil {
 		f := k.explain(err, "initialize")
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		if ctx.Err() != nil {
+			f.What = fmt.Sprintf("initialize was not answered before the run was stopped (%v)", context.Cause(ctx))
+		} else if clock.expired(ictx) {
 			limit := timeout.String()
 			if timeoutName != "" {
 				limit += ", " + timeoutName
 			}
-			f.What = fmt.Sprintf("no answer to initialize within %s: the kernel hangs or starts too slowly", limit)
+			f.What = fmt.Sprintf("no answer to initialize within %s%s: the kernel hangs or starts too slowly", limit, clock.note())
 			if fs := k.Faults(); len(fs) > 0 {
 				f.What += "; " + strings.Join(fs, "; ")
 			}
@@ -152,7 +154,19 @@ func (k *Kernel) explain(err error, method string) *Fault {
 	var v *jsonrpc.Violation
 	var te *timeoutError
 	var sr *stillRunningError
+	if errors.Is(err, adapter.ErrInputClosed) {
+		// Our write found the kernel's input gone before our read found
+		// why: wait for the read side, so that the message is made from
+		// what the kernel wrote and how it ended, whichever side noticed
+		// first.
+		if k.settled() {
+			err = jsonrpc.ErrClosed
+		} else {
+			what = fmt.Sprintf("the kernel closed its input (stdin) during %s and kept running", method)
+		}
+	}
 	switch {
+	case what != "":
 	case errors.As(err, &sr):
 		what = fmt.Sprintf("no answer to %s after %v: the kernel was still sending (its last message came %v before the end), so this is no hang, but the session did not end within %d times the scenario timeout", method, sr.ran.Round(time.Millisecond), sr.idle.Round(time.Millisecond), activeCapFactor)
 	case errors.As(err, &te):
@@ -160,7 +174,10 @@ func (k *Kernel) explain(err error, method string) *Fault {
 	case errors.Is(err, context.DeadlineExceeded):
 		what = fmt.Sprintf("no answer to %s before the scenario timeout (hang)", method)
 	case errors.Is(err, jsonrpc.ErrClosed) && errors.As(k.rpc.Err(), &v):
-		what = fmt.Sprintf("connection broke during %s: %v", method, v) // at once: the kernel may still be running
+		what = fmt.Sprintf("connection broke during %s: %v", method, v)
+		if method == wire.MethodInitialize {
+			what += k.endOf()
+		} // else at once: the kernel may still be running, serving other sessions
 	case errors.Is(err, jsonrpc.ErrClosed):
 		what = k.exitText(method)
 	default:
@@ -177,6 +194,44 @@ func (k *Kernel) explain(err error, method string) *Fault {
 		}
 	}
 	return &Fault{What: what, Stderr: k.ep.StderrTail()}
+}
+
+// settleWait bounds how long a failed write waits for the read side to
+// end, and a kernel that broke the protocol during initialize for its exit.
+// A kernel that dies ends both in milliseconds; one still running after
+// this is reported as running.
+const settleWait = 2 * time.Second
+
+// settled waits for the connection's read side to end after a write found
+// the kernel's input closed; false when it did not (the kernel closed its
+// stdin and keeps running).
+func (k *Kernel) settled() bool {
+	t := time.NewTimer(settleWait)
+	defer t.Stop()
+	select {
+	case <-k.rpc.Done():
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// endOf says how a kernel that broke the protocol during initialize ended:
+// nothing else runs on it yet, so waiting a moment for its exit costs
+// nothing, and the message names the exit status whether the kernel had
+// exited before conform read its bad line or after.
+func (k *Kernel) endOf() string {
+	t := time.NewTimer(settleWait)
+	defer t.Stop()
+	select {
+	case <-k.ep.Exited():
+	case <-t.C:
+		return "; the kernel was still running, and conform stopped it"
+	}
+	if err := k.ep.ExitErr(); err != nil {
+		return fmt.Sprintf("; then the kernel exited (%v)", err)
+	}
+	return "; then the kernel exited (status 0)"
 }
 
 func (k *Kernel) exitText(method string) string {

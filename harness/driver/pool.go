@@ -2,7 +2,10 @@ package driver
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentconform/conform/harness/adapter"
@@ -16,12 +19,30 @@ type Pool struct {
 	// InitTimeoutName, when set, is how the user sets InitTimeout (a CLI
 	// flag); a kernel that does not answer initialize in time is told so.
 	InitTimeoutName string
+	// StartSlots bounds how many kernels start at once (0: one per CPU).
+	// A kernel's initialize timeout runs from when it gets its slot, not
+	// from when it was queued behind others, and kernels that load a large
+	// runtime at start-up do not slow each other past their timeout: a
+	// busy machine never turns into an `error` verdict of our own making.
+	StartSlots int
 
 	mu     sync.Mutex
 	idle   []*Kernel
 	all    map[*Kernel]bool
 	closed bool
+
+	slots chan struct{} // one per kernel starting
+	solo  chan struct{} // held by the start in progress until one kernel has started
+	// firstTook is how long the first kernel that started took to start
+	// and answer initialize, in nanoseconds; 0 until one has.
+	firstTook atomic.Int64
 }
+
+// StartMargin is how many times the first kernel's measured start-up a
+// later kernel may take before its initialize times out (when that is more
+// than InitTimeout): the first start was measured with nothing else of
+// ours running, the later ones share the machine with running scenarios.
+const StartMargin = 5
 
 // NewPool makes a pool.
 func NewPool(l adapter.Launcher) *Pool {
@@ -42,7 +63,20 @@ func (p *Pool) Get(ctx context.Context) (*Kernel, error) {
 		go k.Close()
 	}
 	p.mu.Unlock()
-	k, err := start(ctx, p.Launcher, p.InitTimeout, p.InitTimeoutName)
+	release, err := p.startSlot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	began := time.Now()
+	timeout, name := p.InitTimeout, p.InitTimeoutName
+	if first := p.FirstStart(); StartMargin*first > timeout {
+		timeout, name = StartMargin*first, fmt.Sprintf("%d times the first kernel's start-up of %v", StartMargin, first.Round(time.Millisecond))
+	}
+	k, err := start(ctx, p.Launcher, timeout, name)
+	if err == nil {
+		p.firstTook.CompareAndSwap(0, max(1, int64(time.Since(began))))
+	}
+	release()
 	if err != nil {
 		return nil, err
 	}
@@ -54,6 +88,55 @@ func (p *Pool) Get(ctx context.Context) (*Kernel, error) {
 	}
 	p.all[k] = true
 	return k, nil
+}
+
+// FirstStart is how long the first kernel of the pool took to start and
+// answer initialize (0 until one has): the kernel's start-up, measured
+// with nothing else of the pool starting.
+func (p *Pool) FirstStart() time.Duration { return time.Duration(p.firstTook.Load()) }
+
+// startSlot waits for a slot to start a kernel in and returns its release.
+// Until one kernel has started, kernels start one at a time: the first
+// start-up is measured alone, and a kernel that cannot start at all fails
+// once rather than once per job.
+func (p *Pool) startSlot(ctx context.Context) (release func(), err error) {
+	p.mu.Lock()
+	if p.slots == nil {
+		n := p.StartSlots
+		if n < 1 {
+			n = runtime.NumCPU()
+		}
+		p.slots, p.solo = make(chan struct{}, n), make(chan struct{}, 1)
+	}
+	slots, solo := p.slots, p.solo
+	p.mu.Unlock()
+	soloHeld := false
+	if p.FirstStart() == 0 {
+		select {
+		case solo <- struct{}{}:
+			soloHeld = true
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if p.FirstStart() != 0 { // another start succeeded while we waited
+			<-solo
+			soloHeld = false
+		}
+	}
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		if soloHeld {
+			<-solo
+		}
+		return nil, ctx.Err()
+	}
+	return func() {
+		<-slots
+		if soloHeld {
+			<-solo
+		}
+	}, nil
 }
 
 // Put returns a kernel; an unhealthy one is stopped.

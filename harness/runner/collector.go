@@ -3,8 +3,6 @@ package runner
 import (
 	"errors"
 	"fmt"
-	"io"
-	"strings"
 	"sync"
 	"time"
 
@@ -14,7 +12,6 @@ import (
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/steps"
-	"github.com/agentconform/conform/internal/safetext"
 )
 
 // collector turns scenario outcomes into report rows.
@@ -24,10 +21,7 @@ type collector struct {
 	undefined map[string]string // pickle id → step text
 	outs      []steps.Outcome
 	times     map[string]time.Duration
-	progress  io.Writer
-	tty       bool
-	total     int
-	began     time.Time
+	view      *liveView // nil: no progress
 	logLines  int
 	rows      []report.ScenarioResult
 	keep      map[string]bool // nil: every selected scenario
@@ -44,8 +38,8 @@ func (c *collector) add(o steps.Outcome) {
 		return
 	}
 	c.rows = append(c.rows, row)
-	if c.progress != nil {
-		c.report(row)
+	if c.view != nil {
+		c.view.finished(row)
 	}
 	var cp *Capture
 	if c.capture != nil && (row.Status == report.Fail || row.Status == report.Error) {
@@ -57,33 +51,6 @@ func (c *collector) add(o steps.Outcome) {
 	}
 	if c.finished != nil {
 		c.finished(row)
-	}
-}
-
-// report prints one finished scenario. Scenario names come from feature
-// files, which may be anyone's, so they are escaped like kernel text.
-func (c *collector) report(row report.ScenarioResult) {
-	n := len(c.rows)
-	count := fmt.Sprintf("[%d/%d]", n, max(c.total, n))
-	line := fmt.Sprintf("%-12s %s:%d  %s", strings.ToUpper(string(row.Status)), safetext.Line(row.File), row.Line, safetext.Line(row.Name))
-	if !c.tty {
-		fmt.Fprintf(c.progress, "%s %s\n", count, line)
-		return
-	}
-	left := ""
-	if c.total > n && n > 0 {
-		per := time.Since(c.began) / time.Duration(n)
-		left = fmt.Sprintf(" ~%s left", (per * time.Duration(c.total-n)).Round(time.Second))
-	}
-	// \r and erase-line rewrite the status line; a scenario that did not
-	// pass is printed on a line of its own so it stays visible.
-	if row.Status != report.Pass {
-		fmt.Fprintf(c.progress, "\r\x1b[2K%s %s\n", count, line)
-	}
-	if n < c.total {
-		fmt.Fprintf(c.progress, "\r\x1b[2K%s%s  %s", count, left, line)
-	} else {
-		fmt.Fprint(c.progress, "\r\x1b[2K")
 	}
 }
 

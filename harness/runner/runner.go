@@ -30,15 +30,21 @@ type Options struct {
 	FS   fs.FS
 	Root string
 	// Tags is a godog tag expression, e.g. "@TA-01,@TA-02" or "~@slow".
-	Tags            string
+	Tags string
+	// Concurrency is how many scenarios run at once, each on its own
+	// kernel; AutoConcurrency chooses from the machine and the kernel's
+	// measured start-up (AutoJobs).
 	Concurrency     int
 	ScenarioTimeout time.Duration
 	// Progress, when set, gets one line per finished scenario, numbered
-	// [n/total]. With ProgressTTY it is one status line rewritten in place,
-	// with an estimate of the time left; scenarios that did not pass stay
-	// on screen.
-	Progress    io.Writer
-	ProgressTTY bool
+	// [n/total], and the counts at the end (progress.go). With ProgressTTY
+	// the lines are cut to ProgressWidth columns (default 80) under one
+	// status line redrawn in place, with the counts so far and an estimate
+	// of the time left, coloured when ProgressColor is set.
+	Progress      io.Writer
+	ProgressTTY   bool
+	ProgressWidth int
+	ProgressColor bool
 	// LogLines bounds the recorded log kept per non-passing scenario.
 	LogLines int
 	// Pool, when set, supplies the kernels instead of a pool of the run's
@@ -99,7 +105,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	if opt.Root == "" {
 		opt.Root = "."
 	}
-	if opt.Concurrency < 1 {
+	if opt.Concurrency < 1 && opt.Concurrency != AutoConcurrency {
 		opt.Concurrency = 1
 	}
 	if opt.ScenarioTimeout <= 0 {
@@ -143,12 +149,22 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	}
 	info := k.Info
 	pool.Put(k)
+	if opt.Concurrency == AutoConcurrency {
+		var why string
+		opt.Concurrency, why = autoJobs(pool.FirstStart())
+		if opt.Progress != nil {
+			fmt.Fprintln(opt.Progress, why)
+		}
+	}
 
 	stop, stopWhen := stopContext(opt)
 	defer stopWhen.cancel()
 	env := &steps.Env{Pool: pool, ScenarioTimeout: opt.ScenarioTimeout, Info: info, Stop: stop, TimeoutMultiplier: opt.TimeoutMultiplier}
-	col := &collector{docs: map[string]*messages.GherkinDocument{}, undefined: map[string]string{}, progress: opt.Progress, tty: opt.ProgressTTY, logLines: opt.LogLines, began: time.Now(),
-		total: len(refs), keep: keep, capture: opt.Capture, finished: stopWhen.check}
+	col := &collector{docs: map[string]*messages.GherkinDocument{}, undefined: map[string]string{}, logLines: opt.LogLines,
+		keep: keep, capture: opt.Capture, finished: stopWhen.check}
+	if opt.Progress != nil {
+		col.view = newLiveView(opt.Progress, opt, len(refs), time.Now())
+	}
 	// godog's formatter registry is global and not safe for concurrent
 	// use, so one formatter is registered once and finds this run's
 	// collector by the suite name it is handed.
@@ -179,6 +195,9 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 
 	results := col.results()
 	interrupted := ctx.Err() != nil || (stop != nil && stop.Err() != nil)
+	if col.view != nil {
+		col.view.done(interrupted)
+	}
 	warnings := append(slices.Clone(opt.Warnings), capabilityWarnings(cat, info.Capabilities)...)
 	if slowWarning != "" {
 		warnings = append(warnings, slowWarning)
