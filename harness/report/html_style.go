@@ -67,6 +67,7 @@ h2 .count{font-size:13px;vertical-align:middle}
 .st.skipped{background:#eceff1;color:#455a64}.st.unverifiable{background:#efe7f8;color:#5b2d8e}
 .st.not_tested,.st.not_reached,.st.not_run{background:#f1f3f5;color:#5d6874}
 .st.observed{background:#e3edf9;color:#1f4f8a}
+table.attention td:nth-child(3){white-space:nowrap}
 .zero{color:#b6bec8}
 .filters{border:1px solid var(--line);border-radius:5px;padding:6px 10px;margin:8px 0;background:var(--soft)}
 .filters label{margin-right:12px;white-space:nowrap}
