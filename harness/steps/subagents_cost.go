@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -178,8 +179,8 @@ func (s *Scenario) saTotals(what string, res wire.RunSessionResult, ids []string
 	usd := saSum(s.saCosts(), ids, 0)
 	in, out := s.saUsage(ids)
 	if !saClose(res.TotalCostUSD, usd) || res.TotalInputTokens != in || res.TotalOutputTokens != out {
-		return fmt.Errorf("%s reports $%.9f, %d input and %d output tokens; its sessions %v spent $%.9f (sum of cost reports) on %d input and %d output tokens (the fake model's usage)",
-			what, res.TotalCostUSD, res.TotalInputTokens, res.TotalOutputTokens, ids, usd, in, out)
+		return fmt.Errorf("%s reports $%s, %d input and %d output tokens; its sessions %s spent $%s (sum of cost reports) on %d input and %d output tokens (the fake model's usage)",
+			what, plain.USD(res.TotalCostUSD), res.TotalInputTokens, res.TotalOutputTokens, plain.And(ids), plain.USD(usd), in, out)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/agentconform/conform/fakes"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -122,7 +123,7 @@ func (s *Scenario) saRequestAfter(nth, profile string) error {
 		}
 	}
 	if len(seqs) < n {
-		return fmt.Errorf("expected at least %d root model requests, the kernel sent %d", n, len(seqs))
+		return fmt.Errorf("expected at least %s, the kernel sent %d", plain.Count(n, "root model request"), len(seqs))
 	}
 	if seqs[n-1] < end {
 		return fmt.Errorf("root model request %d (#%d) came before the session-end of its child %s (#%d)", n, seqs[n-1], id, end)
