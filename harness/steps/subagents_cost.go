@@ -110,7 +110,7 @@ func (s *Scenario) saChildBoundFired(profile string) error {
 			id, budget, k, k+1, len(reqs))
 	}
 	if last := reqs[k].Value.(wire.ModelStreamParams); len(last.Tools) != 0 {
-		return fmt.Errorf("the last model request of %s still offered tools %q: no final-answer turn", id, toolNames(last))
+		return fmt.Errorf("the last model request of %s still offered tools %s: no final-answer turn", id, plain.JSON(toolNames(last)))
 	}
 	if st := t.end[id].Status; st != wire.StatusErrorMaxBudgetUSD {
 		return fmt.Errorf("%s ended with status %q, expected %q", id, st, wire.StatusErrorMaxBudgetUSD)
@@ -148,7 +148,7 @@ func (s *Scenario) saRootBoundFired(under string) error {
 	}
 	last := models[1].Value.(wire.ModelStreamParams)
 	if len(last.Tools) != 0 {
-		return fmt.Errorf("the root's second model request offered tools %q: no final-answer turn", toolNames(last))
+		return fmt.Errorf("the root's second model request offered tools %s: no final-answer turn", plain.JSON(toolNames(last)))
 	}
 	for _, id := range t.members() {
 		if id != t.root && t.endSeq[id] > models[1].Seq {

@@ -67,7 +67,7 @@ func (s *Scenario) saEndedWith(n int, profile, status string) error {
 		}
 	}
 	if len(ids) != n || count != n {
-		return fmt.Errorf("expected %d %q sub-agents, each ending with status %q (end session_meta row with ended_at), the kernel reported %v", n, profile, status, got)
+		return fmt.Errorf("expected %d %q sub-agents, each ending with status %q (end session_meta row with ended_at), the kernel reported %s", n, profile, status, plain.And(got))
 	}
 	return nil
 }
