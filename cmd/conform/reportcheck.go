@@ -69,7 +69,9 @@ func checkReports(cmd *cobra.Command, files []string) error {
 	case len(bad) > 0:
 		return &exitError{exitUsage, fmt.Errorf("%d of %d files could not be checked: %v", len(bad), len(files), bad)}
 	case len(stale) > 0:
-		return &exitError{exitFailed, fmt.Errorf("%d of %d reports do not come from this conform's suite (%s): %v", len(stale), len(files), provenance.Short(current), stale)}
+		// Exit 1 prints no error of its own: the summary goes with the lines.
+		fmt.Fprintf(out, "%d of %d reports do not come from this conform's suite (%s): regenerate them\n", len(stale), len(files), provenance.Short(current))
+		return &exitError{exitFailed, nil}
 	}
 	return nil
 }
@@ -84,4 +86,17 @@ func builtFrom(data []byte, format string) string {
 		return ""
 	}
 	return " (the report was built from commit " + r.Tool.Commit + ")"
+}
+
+// staleSuite is the warning a report rendered again (conform merge) carries
+// when the suite that made it is not this conform's, "" when it is.
+func staleSuite(t report.Tool) string {
+	current := provenance.SuiteDigest()
+	switch t.SuiteDigest {
+	case current:
+		return ""
+	case "":
+		return fmt.Sprintf("the reports name no suite digest (written before reports carried one); this conform's suite is %s, and its scenarios or checks may have changed since", provenance.Short(current))
+	}
+	return fmt.Sprintf("the reports were made by suite %s, this conform's is %s: scenarios or checks may have changed since; run the suite again for verdicts of the current one", provenance.Short(t.SuiteDigest), provenance.Short(current))
 }
