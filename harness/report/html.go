@@ -234,7 +234,8 @@ func (pg *page) summary() {
 	}
 	partial, total := partialPasses(r)
 	for _, a := range r.Summary.ByArea {
-		pg.p(`<tr><td><a href="#%s">%s</a></td><td>%s</td>`, anchor("area-", a.Prefix), pg.line(a.Prefix), pg.line(a.Name))
+		// The name is also the link's title: a phone hides its column.
+		pg.p(`<tr><td><a href="#%s" title="%s">%s</a></td><td>%s</td>`, anchor("area-", a.Prefix), pg.line(a.Name), pg.line(a.Prefix), pg.line(a.Name))
 		counts(a.Counts, partial[a.Prefix])
 		pg.p("</tr>\n")
 	}
