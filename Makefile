@@ -11,8 +11,12 @@ OUT     ?= $(REPORTS)/tmp
 
 all: build
 
+# The commit every report names (harness/provenance), for builds that carry
+# no version-control stamp; "+dirty" when tracked files have changes.
+COMMIT := $(shell r=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD -- 2>/dev/null && echo $$r || echo $$r+dirty; })
+
 build:
-	$(GO) build -o $(BIN) ./cmd/conform
+	$(GO) build -ldflags "-X github.com/agentconform/conform/harness/provenance.commit=$(COMMIT)" -o $(BIN) ./cmd/conform
 
 # The main job: the whole suite against the reference kernel, run as a
 # subprocess exactly like a third-party kernel, with the reports written
@@ -131,7 +135,21 @@ mutation-kernelkit:
 mutation-sample:
 	$(GO) test -count=1 -run TestSampleCampaign ./internal/mutation/ -args -mutation-sample=1
 
-test: vet unit python-test suite mutants plugin plugin-mutants e2e mutation-sample
+test: vet unit python-test suite mutants plugin plugin-mutants e2e mutation-sample report-check
+
+# Every committed report must come from the current suite (its catalog and
+# feature files): conform report check names each stale one.
+.PHONY: report-check screenshots
+report-check: build
+	$(BIN) report check $(REPORTS)/reference.json $(REPORTS)/reference.md $(REPORTS)/reference.html \
+		$(REPORTS)/reference.junit.xml $(REPORTS)/reference.badge.svg $(REPORTS)/naive-kernel-python.* \
+		$(wildcard $(REPORTS)/frameworks/*.json $(REPORTS)/frameworks/*.report.md $(REPORTS)/frameworks/*.html)
+
+# The committed HTML reports in headless Chromium at 1400 and 420 px
+# (reports/screenshots/), failing on console messages or a passing row
+# before the first failing one; skipped where no Chromium is installed.
+screenshots:
+	./scripts/screenshots.sh
 
 # Stability under load: the full suite 20 times as a subprocess at -j 12
 # with two busy processes on the cores (scripts/verify.sh); any outcome that

@@ -15,7 +15,7 @@ Feature: Loop bounds and the limit-reached path
   Scenario Outline: max_turns <n> ends the loop after one final-answer turn
     Given the session allows at most <n> turns
     When the session runs
-    Then the kernel ran <n> ordinary turns
+    Then the kernel ran <n> ordinary <turns>
     And exactly one final-answer turn followed
     And the final-answer request offered no tools
     And the final-answer request carried an instruction the harness did not send
@@ -24,11 +24,11 @@ Feature: Loop bounds and the limit-reached path
     And the status names the bound: "error_max_turns"
 
     Examples:
-      | n |
-      | 1 |
-      | 2 |
-      | 3 |
-      | 5 |
+      | n | turns |
+      | 1 | turn  |
+      | 2 | turns |
+      | 3 | turns |
+      | 5 | turns |
 
   @TA-02 @TA-08 @must
   Scenario: max_turns works on its own beside loose cost and time bounds

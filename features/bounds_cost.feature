@@ -74,15 +74,15 @@ Feature: The max_cost_usd bound
     And the session has a cost bound of $1000
     And the token weights are <sampling> per output token and <prefill> per input token, with a budget of <budget> weighted tokens
     When the session runs
-    Then the kernel ran <n> ordinary turns
+    Then the kernel ran <n> ordinary <turns>
     And exactly one final-answer turn followed
     And the status names the bound: "error_max_budget_usd"
     And a limit_reached event named the bound "max_cost_usd" and was not soft
     And every cost report carries the weighted tokens of its usage
 
     Examples:
-      | sampling | prefill | budget | n |
-      | 2        | 0.5     | 4200   | 3 |
-      | 0        | 1       | 6000   | 3 |
-      | 0.5      | 0       | 300    | 3 |
-      | 1        | 1       | 1      | 1 |
+      | sampling | prefill | budget | n | turns |
+      | 2        | 0.5     | 4200   | 3 | turns |
+      | 0        | 1       | 6000   | 3 | turns |
+      | 0.5      | 0       | 300    | 3 | turns |
+      | 1        | 1       | 1      | 1 | turn  |

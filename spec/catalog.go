@@ -287,3 +287,7 @@ func (c *Catalog) AreaOf(id string) Area {
 	}
 	return Area{}
 }
+
+// CatalogJSON returns the embedded catalog file's bytes (every profile),
+// for a digest of the suite (harness/provenance). The slice is a copy.
+func CatalogJSON() []byte { return bytes.Clone(catalogJSON) }

@@ -159,7 +159,7 @@ func TestVersion(t *testing.T) {
 		if code != exitOK {
 			t.Errorf("conform %q: exit %d: %s", args, code, errOut)
 		}
-		for _, want := range []string{"conform " + runner.Version, "protocol " + wire.Version, "catalog version 1, "} {
+		for _, want := range []string{"conform " + runner.Version, "protocol " + wire.Version, "catalog version 1, ", "\ncommit ", "\nsuite sha256:"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("conform %q does not print %q:\n%s", args, want, out)
 			}

@@ -100,6 +100,9 @@ func runMerge(cmd *cobra.Command, f mergeFlags, args []string) error {
 		return &exitError{exitUsage, err}
 	}
 	report.Redact(r, nil)
+	if w := staleSuite(r.Tool); w != "" {
+		r.Warnings = append(r.Warnings, w)
+	}
 	if bl != nil {
 		baseline.Apply(r, bl, f.baseline, f.strictBaseline)
 	}

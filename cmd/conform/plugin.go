@@ -154,7 +154,7 @@ func runPlugin(cmd *cobra.Command, f pluginFlags) error {
 	}
 	r, stats, err := repeatPlugin(cmd, opt, f.repeat)
 	if r != nil {
-		r.Tool.Version = runner.Version
+		r.Tool = runner.ToolOf(nil, "")
 	}
 	var lerr *pluginconform.LaunchError
 	switch {

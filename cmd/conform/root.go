@@ -26,5 +26,6 @@ frontend providers, drives the kernel over the conform.wire/v1 protocol
 	root.AddCommand(newRunCmd(), newListCmd(), newExplainCmd(), newKernelCmd(), newFuzzCmd(), newVersionCmd())
 	root.AddCommand(newBaselineCmd(), newDiffCmd(), newMergeCmd(), newReplayCmd())
 	root.AddCommand(newPluginCmd())
+	root.AddCommand(newReportCmd())
 	return root
 }

@@ -5,13 +5,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentconform/conform/harness/provenance"
 	"github.com/agentconform/conform/harness/runner"
 	"github.com/agentconform/conform/spec"
 	"github.com/agentconform/conform/spec/wire"
 )
 
-// versionText names the three things a report depends on: the tool, the
-// wire protocol it speaks and the requirement catalog it checks against.
+// versionText names what a report depends on: the tool and the commit it
+// was built from, the wire protocol it speaks, the requirement catalog it
+// checks against and the digest of the suite (catalog and feature files)
+// that every report names.
 func versionText() string {
 	catalog := "unreadable"
 	if cat, err := spec.Load(); err != nil {
@@ -19,7 +22,11 @@ func versionText() string {
 	} else {
 		catalog = fmt.Sprintf("version %d, %d requirements", cat.Version, len(cat.Requirements))
 	}
-	return fmt.Sprintf("conform %s\nprotocol %s\ncatalog %s\n", runner.Version, wire.Version, catalog)
+	commit := provenance.Commit()
+	if commit == "" {
+		commit = "unknown"
+	}
+	return fmt.Sprintf("conform %s\ncommit %s\nprotocol %s\ncatalog %s\nsuite %s\n", runner.Version, commit, wire.Version, catalog, provenance.SuiteDigest())
 }
 
 func newVersionCmd() *cobra.Command {

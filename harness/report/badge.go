@@ -103,7 +103,9 @@ func WriteBadgeJSON(w io.Writer, r *Report) error {
 
 // WriteBadge writes the badge as an SVG file in the flat style of
 // shields.io, drawn by conform: a README can show it from the repository
-// with no service involved.
+// with no service involved. A comment in it names the conform and the
+// suite that made it (the endpoint document of WriteBadgeJSON cannot:
+// shields.io refuses keys it does not know).
 func WriteBadge(w io.Writer, r *Report) error {
 	b := BadgeOf(r)
 	label, msg := safetext.HTML(safetext.Line(b.Label)), safetext.HTML(safetext.Line(b.Message))
@@ -111,6 +113,7 @@ func WriteBadge(w io.Writer, r *Report) error {
 	width := lw + mw
 	title := label + ": " + msg
 	_, err := fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="20" role="img" aria-label="%s">
+<!-- %s -->
 <title>%s</title>
 <linearGradient id="s" x2="0" y2="100%%"><stop offset="0" stop-color="#bbb" stop-opacity=".1"/><stop offset="1" stop-opacity=".1"/></linearGradient>
 <clipPath id="r"><rect width="%d" height="20" rx="3" fill="#fff"/></clipPath>
@@ -120,7 +123,7 @@ func WriteBadge(w io.Writer, r *Report) error {
 <text x="%.1f" y="15" fill="#010101" fill-opacity=".3" textLength="%d">%s</text><text x="%.1f" y="14" textLength="%d">%s</text>
 </g>
 </svg>
-`, width, title, title, width, lw, lw, mw, b.Hex, width,
+`, width, title, provenanceLine(r.Tool), title, width, lw, lw, mw, b.Hex, width,
 		float64(lw)/2, lw-10, label, float64(lw)/2, lw-10, label,
 		float64(lw)+float64(mw)/2, mw-10, msg, float64(lw)+float64(mw)/2, mw-10, msg)
 	return err

@@ -29,6 +29,13 @@
 // label and its reason, and counts a glue failure apart, as "fail (glue)",
 // never among the loop's failures (Summary.GlueFail, glue.go).
 //
+// Every writer names the conform that made the report and the suite it ran
+// (Tool: version, commit, suite digest; package harness/provenance), and
+// SuiteDigestOf reads the digest back from a file of any of those formats
+// (conform report check). The people's writers fold failing checks that say
+// the same thing in several scenarios into one, naming the scenarios, and
+// count partial passes in a column of their own.
+//
 // Report.Failing gives the requirements that should fail a CI gate at a
 // chosen level; a glue failure still gates (the kernel under test is the
 // adapter).

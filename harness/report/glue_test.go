@@ -78,7 +78,7 @@ func TestGlueInEveryFormat(t *testing.T) {
 		format, out string
 		want        []string
 	}{
-		{"markdown", md.String(), []string{"❌ fail (glue) |", "| TA | Turn algorithm | 2 | 0 | 1 | 0 | 0 | 0 | 1 |", "| **Total** | | **2** | **1** |", "**glue**: the adapter counts turns, \\<not\\> the loop", "❌ fail (glue) | `features/turn.feature:40` | glue\\: the adapter counts turns", "✅ pass (glue) | `features/turn.feature:10` | glue\\: the adapter orders the steps |", "`TA-01`, `TA-02`"}},
+		{"markdown", md.String(), []string{"❌ fail (glue) |", "| TA | Turn algorithm | 2 | 0 | 0 | 1 | 0 | 0 | 0 | 1 |", "| **Total** | | **2** | **0** | **1** | **1** | **1** | **1** | **0** | **1** |", "**glue**: the adapter counts turns, \\<not\\> the loop", "❌ fail (glue) | `features/turn.feature:40` | glue\\: the adapter counts turns", "✅ pass (glue) | `features/turn.feature:10` | glue\\: the adapter orders the steps |", "`TA-01`, `TA-02`"}},
 		{"text", text.String(), []string{"fail (glue)", "(glue: the adapter counts turns, <not> the loop)"}},
 		{"junit", junit.String(), []string{`name="glue.TA-02" value="fail (glue): the adapter counts turns, &lt;not&gt; the loop"`, `name="glue.TA-01" value="pass (glue): the adapter orders the steps"`, `name="requirements.glue_fail" value="1"`}},
 		{"html", html, []string{`<span class="st fail">fail (glue)</span>`, "<strong>Glue</strong> (the adapter decides this, not the loop): the adapter counts turns, &lt;not&gt; the loop", "<code>TA-01</code>, <code>TA-02</code>"}},

@@ -13,15 +13,18 @@ import (
 	"github.com/agentconform/conform/spec"
 )
 
-// WriteHTML writes the report as one self-contained HTML page for people:
-// the compliance label (and any interrupted, selection or warning banner),
-// the run's facts, counts per area, then every requirement of every area
-// with its statement and source, in tables a reader can filter by status
-// and level. Each failing, erring, partial or observed requirement has a
-// section of its own with its checks and reasons, and each scenario that
-// did not pass one with its checks, failure text, the kernel's stderr tail
-// and its recorded message exchange drawn as a sequence diagram in inline
-// SVG.
+// WriteHTML writes the report as one self-contained HTML page for people.
+// It opens on what failed: the compliance label (and any interrupted,
+// selection or warning banner) with the requirement and scenario counts,
+// each labelled as such, then "Needs attention", one row per failing,
+// erring, unverifiable, partial or observed requirement, failures first.
+// Then come the run's facts and counts per area, every requirement of
+// every area with its statement and source, in tables a reader can filter
+// by status and level, a section per requirement that needs attention with
+// its checks and reasons, and one per scenario that did not pass with its
+// checks, failure text, the kernel's stderr tail and its recorded message
+// exchange drawn as a sequence diagram in inline SVG. Every table scrolls
+// sideways on a narrow screen instead of being cut off.
 //
 // The page loads nothing: no script, stylesheet, font or image from
 // anywhere, and its Content-Security-Policy forbids it, so it reads the
@@ -55,6 +58,7 @@ func writeHTML(w io.Writer, r *Report, cat *spec.Catalog, secrets *safetext.Reda
 	pg.plan()
 	pg.head()
 	pg.p("<main>\n")
+	pg.attention()
 	pg.summary()
 	pg.requirements()
 	pg.problems()
@@ -62,7 +66,7 @@ func writeHTML(w io.Writer, r *Report, cat *spec.Catalog, secrets *safetext.Reda
 	pg.extras()
 	pg.allScenarios()
 	pg.p("</main>\n<footer>Written by %s. This page is self-contained: it loads no script, stylesheet, font or image; the sequence diagrams are SVG drawn by conform.</footer>\n</body>\n</html>\n",
-		pg.line(strings.TrimSpace("conform "+r.Tool.Version)))
+		pg.line(toolText(r.Tool)))
 	return pg.b.Flush()
 }
 
@@ -133,6 +137,7 @@ func (pg *page) head() {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'">
 <meta name="referrer" content="no-referrer">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="%s">
 <title>Conformance report: %s</title>
 <style>
 %s</style>
@@ -140,7 +145,7 @@ func (pg *page) head() {
 <body>
 <header>
 <h1>Conformance report: %s</h1>
-`, title, htmlCSS, title)
+`, provenanceLine(r.Tool), title, htmlCSS, title)
 	if r.Interrupted {
 		pg.p(`<div class="banner bad" role="alert"><strong>Interrupted:</strong> the run was stopped before every scenario ran; %d scenarios were not run and no compliance claim is made.</div>`+"\n", r.Summary.Scenarios[NotRun])
 	}
@@ -158,13 +163,29 @@ func (pg *page) head() {
 	if r.Interrupted || r.Selection != "" {
 		level = "claim"
 	}
-	pg.p(`<div class="compliance"><span class="level lvl-%s">%s</span>%s</div>`+"\n",
+	pg.p(`<div class="compliance"><span class="level lvl-%s">%s</span>%s`+"\n",
 		level, pg.line(strings.ToUpper(r.Compliance.Level)), pg.line(r.Compliance.Label))
-	pg.p(`<nav><a href="#summary">Summary</a><a href="#requirements">Requirements</a>`)
-	for _, a := range r.Summary.ByArea {
-		pg.p(`<a href="#%s">%s</a>`, anchor("area-", a.Prefix), pg.line(a.Prefix))
+	nq, qs := requirementCounts(r)
+	ns, ss := scenarioTotals(r)
+	pg.p(`<p class="totals"><strong>%d requirements</strong> (verdicts): %s.<br><strong>%d scenarios</strong> (the runs that decide them): %s.</p></div>`+"\n",
+		nq, safetext.HTML(qs), ns, safetext.HTML(ss))
+	pg.p(`<nav><a href="#problems">Needs attention <span class="count">%d</span></a><a href="#summary">Summary</a><a href="#requirements">Requirements <span class="count">%d</span></a>`,
+		len(pg.detailed), len(r.Requirements))
+	bad := map[string]int{}
+	for _, q := range r.Requirements {
+		if q.Status == Fail || q.Status == Error {
+			bad[q.Area]++
+		}
 	}
-	pg.p(`<a href="#problems">Needs attention</a><a href="#scenarios">Scenarios in detail</a><a href="#all-scenarios">All scenarios</a></nav>` + "\n</header>\n")
+	for _, a := range r.Summary.ByArea {
+		pg.p(`<a href="#%s">%s`, anchor("area-", a.Prefix), pg.line(a.Prefix))
+		if n := bad[a.Prefix]; n > 0 {
+			pg.p(` <span class="count bad" title="%d failing or erring">%d</span>`, n, n)
+		}
+		pg.p(`</a>`)
+	}
+	pg.p(`<a href="#details">In detail</a><a href="#scenarios">Scenarios in detail <span class="count">%d</span></a><a href="#all-scenarios">All scenarios <span class="count">%d</span></a></nav>`+"\n</header>\n",
+		len(pg.scenarioIDs), len(r.Scenarios))
 }
 
 func (pg *page) summary() {
@@ -186,7 +207,10 @@ func (pg *page) summary() {
 	if r.Kernel.Command != "" {
 		row("Command", "<code>"+pg.line(r.Kernel.Command)+"</code>")
 	}
-	row("Tool", pg.line(strings.TrimSpace(r.Tool.Name+" "+r.Tool.Version)))
+	row("Tool", pg.line(toolText(r.Tool)))
+	if r.Tool.SuiteDigest != "" {
+		row("Suite digest", "<code>"+pg.line(r.Tool.SuiteDigest)+"</code>")
+	}
 	if r.Protocol != "" {
 		row("Protocol", "<code>"+pg.line(r.Protocol)+"</code>")
 	}
@@ -194,11 +218,12 @@ func (pg *page) summary() {
 		row("Started", r.StartedAt.UTC().Format(time.RFC3339))
 	}
 	row("Duration", r.Duration.Round(time.Millisecond).String())
-	row("Scenarios", safetext.HTML(scenarioCounts(r)))
+	row("Requirements", safetext.HTML(requirementsLine(r)))
+	row("Scenarios", safetext.HTML(scenariosLine(r)))
 	row("Compliance level", "<code>"+pg.line(r.Compliance.Level)+"</code>"+safetext.HTML(completeness(r.Compliance)))
-	pg.p("</table>\n<table class=\"counts\">\n<thead><tr><th>Area</th><th>Name</th>")
-	for _, st := range RequirementStatuses() {
-		pg.p(`<th class="n">%s</th>`, pg.badge(st, false))
+	pg.p("</table>\n<h3>Requirement verdicts by area</h3>\n<table class=\"counts\">\n<thead><tr><th>Area</th><th>Name</th>")
+	for _, col := range countColumns {
+		pg.p(`<th class="n"><span class="st %s">%s</span></th>`, col, safetext.HTML(columnWord(col)))
 	}
 	glue := r.hasGlue() // a column of its own: the adapter's failures are not the loop's
 	if glue {
@@ -212,21 +237,23 @@ func (pg *page) summary() {
 			pg.p(`<td class="n">%d</td>`, n)
 		}
 	}
-	counts := func(c map[Status]int, glueFail int) {
-		for _, st := range RequirementStatuses() {
-			cell(c[st])
+	counts := func(c map[Status]int, partial, glueFail int) {
+		for _, n := range columnCounts(c, partial) {
+			cell(n)
 		}
 		if glue {
 			cell(glueFail)
 		}
 	}
+	partial, total := partialPasses(r)
 	for _, a := range r.Summary.ByArea {
-		pg.p(`<tr><td><a href="#%s">%s</a></td><td>%s</td>`, anchor("area-", a.Prefix), pg.line(a.Prefix), pg.line(a.Name))
-		counts(a.Counts, a.GlueFail)
+		// The name is also the link's title: a phone hides its column.
+		pg.p(`<tr><td><a href="#%s" title="%s">%s</a></td><td>%s</td>`, anchor("area-", a.Prefix), pg.line(a.Name), pg.line(a.Prefix), pg.line(a.Name))
+		counts(a.Counts, partial[a.Prefix], a.GlueFail)
 		pg.p("</tr>\n")
 	}
 	pg.p("<tr><th>Total</th><th></th>")
-	counts(r.Summary.Requirements, r.Summary.GlueFail)
+	counts(r.Summary.Requirements, total, r.Summary.GlueFail)
 	pg.p("</tr>\n</tbody></table>\n</section>\n")
 }
 

@@ -55,8 +55,87 @@ func needsDetail(q RequirementResult) bool {
 	return q.Status == Fail || q.Status == Error || q.Status == Unverifiable || q.Partial
 }
 
+// attention writes "Needs attention": one row per requirement with a
+// section of its own, failures and errors first (MUST before SHOULD before
+// MAY), then unverifiable, partial and observed ones, each with the first
+// line of its reason and a link to its section.
+func (pg *page) attention() {
+	var rows []RequirementResult
+	for _, q := range pg.r.Requirements {
+		if pg.detailed[q.ID] {
+			rows = append(rows, q)
+		}
+	}
+	slices.SortStableFunc(rows, func(a, b RequirementResult) int {
+		if d := attentionRank(a) - attentionRank(b); d != 0 {
+			return d
+		}
+		return levelRank(a.Class) - levelRank(b.Class)
+	})
+	pg.p(`<section id="problems"><h2>Needs attention <span class="count">%d</span></h2>`+"\n", len(rows))
+	if len(rows) == 0 {
+		pg.p("<p>No requirement fails, ends in error, passes only in part, is unverifiable or was observed.</p>\n</section>\n")
+		return
+	}
+	pg.p("<table class=\"attention\">\n<thead><tr><th>ID</th><th>Level</th><th>Status</th><th>Requirement and why</th></tr></thead>\n<tbody>\n")
+	for _, q := range rows {
+		status := pg.badge(q.Status, q.Partial)
+		if !needsDetail(q) {
+			status += ` <span class="st observed">observed</span>`
+		}
+		pg.p(`<tr class="st-%s lv-%s"><td class="mono"><a href="#%s">%s</a></td><td>%s</td><td>%s</td><td><strong>%s</strong>`,
+			filterStatus(q), levelClass(q.Class), anchor("d-", q.ID), pg.line(q.ID), pg.line(q.Level), status, pg.line(q.Title))
+		why := ""
+		switch {
+		case q.Partial:
+			why = "Not verified: " + pg.secrets.Redact(q.Unverified)
+		case len(q.Failures) > 0:
+			c := q.Failures[0]
+			why = c.Where() + ": " + firstLine(pg.secrets.Redact(c.Message), pg.secrets.Redact(c.Step))
+			if n := len(foldChecks(q.Failures)); n > 1 {
+				why += fmt.Sprintf(" (and %d more failing checks)", n-1)
+			}
+		case q.Status != Pass:
+			why = firstLine(pg.secrets.Redact(q.Reason), "")
+		default:
+			why = "Observed without judging; see its section."
+		}
+		if why != "" {
+			pg.p(`<p class="note">%s</p>`, safetext.HTML(truncate(safetext.Line(why), 240)))
+		}
+		pg.p("</td></tr>\n")
+	}
+	pg.p("</tbody></table>\n</section>\n")
+}
+
+// attentionRank orders "Needs attention": failures and errors, then
+// unverifiable, partial and merely observed requirements.
+func attentionRank(q RequirementResult) int {
+	switch {
+	case q.Status == Fail || q.Status == Error:
+		return 0
+	case q.Status == Unverifiable:
+		return 1
+	case q.Partial:
+		return 2
+	}
+	return 3
+}
+
+func levelRank(class string) int {
+	switch class {
+	case classMust:
+		return 0
+	case classShould:
+		return 1
+	case classMay:
+		return 2
+	}
+	return 3
+}
+
 func (pg *page) problems() {
-	pg.p(`<section id="problems"><h2>Needs attention</h2>` + "\n")
+	pg.p(`<section id="details"><h2>Requirements in detail</h2>` + "\n")
 	n := 0
 	for _, q := range pg.r.Requirements {
 		if !pg.detailed[q.ID] {
@@ -96,19 +175,32 @@ func (pg *page) problems() {
 	pg.p("</section>\n")
 }
 
+// checkRefs lists checks, those that say the same thing in several
+// scenarios folded into one item that names the scenarios.
 func (pg *page) checkRefs(heading string, refs []CheckRef) {
 	if len(refs) == 0 {
 		return
 	}
 	pg.p("<h4>%s</h4><ul>\n", heading)
-	for _, c := range refs {
-		where := "<code>" + pg.line(c.Where()) + "</code>"
-		if id, ok := pg.scenarioIDs[c.Scenario]; ok {
+	for _, g := range foldChecks(refs) {
+		where := "<code>" + pg.line(g.Where()) + "</code>"
+		if id, ok := pg.scenarioIDs[g.Scenario]; ok {
 			where = fmt.Sprintf(`<a href="#%s">%s</a>`, id, where)
 		}
-		pg.p("<li>%s %s", where, pg.line(c.Step))
-		if c.Message != "" {
-			pg.p("<pre>%s</pre>", pg.text(c.Message))
+		pg.p("<li>%s %s", where, pg.line(g.Step))
+		if g.Message != "" {
+			pg.p("<pre>%s</pre>", pg.text(g.Message))
+		}
+		if len(g.Also) > 0 {
+			var places []string
+			for _, c := range g.members() {
+				link := pg.scenarioLinks([]string{c.Scenario})
+				if p := place(c); p != c.Scenario {
+					link += pg.line(strings.TrimPrefix(p, c.Scenario))
+				}
+				places = append(places, link)
+			}
+			pg.p(`<p class="meta">The same in %d scenarios: %s</p>`, len(places), strings.Join(places, ", "))
 		}
 		pg.p("</li>\n")
 	}

@@ -49,7 +49,11 @@ table.facts th{width:13em;position:static}
 td.mono{white-space:nowrap}
 a{color:#1a5fb4}
 nav{margin:8px 0 4px;color:var(--muted)}
-nav a{margin-right:10px}
+nav a{margin-right:12px;white-space:nowrap;display:inline-block}
+.count{display:inline-block;min-width:1.7em;padding:0 5px;border-radius:9px;background:#e3e8ee;color:var(--fg);font-size:11.5px;font-weight:600;text-align:center;line-height:1.5}
+.count.bad{background:#fdecea;color:#b71c1c}
+h2 .count{font-size:13px;vertical-align:middle}
+.totals{margin:8px 0 0;font-size:13.5px;line-height:1.6}
 .banner{padding:10px 14px;border-radius:5px;margin:8px 0;border:1px solid}
 .banner.bad{background:#fdecea;border-color:#e57373}
 .banner.warn{background:#fff8e1;border-color:#ffca28}
@@ -62,6 +66,8 @@ nav a{margin-right:10px}
 .st.fail{background:#fdecea;color:#b71c1c}.st.error{background:#fce4f1;color:#8e1457}
 .st.skipped{background:#eceff1;color:#455a64}.st.unverifiable{background:#efe7f8;color:#5b2d8e}
 .st.not_tested,.st.not_reached,.st.not_run{background:#f1f3f5;color:#5d6874}
+.st.observed{background:#e3edf9;color:#1f4f8a}
+table.attention td:nth-child(3){white-space:nowrap}
 .zero{color:#b6bec8}
 .filters{border:1px solid var(--line);border-radius:5px;padding:6px 10px;margin:8px 0;background:var(--soft)}
 .filters label{margin-right:12px;white-space:nowrap}
@@ -76,5 +82,7 @@ article.partial,article.unverifiable,article.not_reached{border-left:5px solid #
 .legend{color:var(--muted);font-size:12.5px}
 details>summary{cursor:pointer;color:#1a5fb4}
 footer{color:var(--muted);font-size:12px;margin-top:30px;padding-bottom:30px}
+/* On a narrow screen a table scrolls sideways instead of being cut off. */
+@media (max-width:760px){header,main,footer{padding:0 10px}table{display:block;overflow-x:auto;-webkit-overflow-scrolling:touch}th{position:static}table.attention,table.attention tbody,table.attention tr,table.attention td,table.reqs,table.reqs tbody,table.reqs tr,table.reqs td{display:block;overflow:visible}table.attention thead,table.reqs thead{display:none}table.attention tr,table.reqs tr{border-bottom:1px solid var(--line);padding:6px 0}table.attention td,table.reqs td{border:0;padding:1px 4px}table.attention td:nth-child(-n+3),table.reqs td:nth-child(-n+3){display:inline-block}table.counts th:nth-child(2),table.counts td:nth-child(2){display:none}table.checks,table.checks tbody{display:block;overflow:visible}table.checks thead{display:none}table.checks tr{display:flex;flex-wrap:wrap;align-items:baseline;gap:0 6px;border-bottom:1px solid var(--line);padding:4px 0}table.checks td{border:0;padding:1px 2px}table.checks td:nth-child(4){order:2}table.checks td:nth-child(3){order:3}table.checks td:nth-child(2){order:4;flex-basis:100%}article{padding:4px 8px 8px}table.facts th{width:auto}h1{font-size:19px}.compliance{font-size:15px}}
 @media print{.filters,.sd-box{max-height:none;overflow:visible}}
 `

@@ -69,69 +69,12 @@ func writeMarkdown(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 		p("> **Interrupted:** the run was stopped before every scenario ran; %d scenarios were not run and no compliance claim is made.\n\n", r.Summary.Scenarios[NotRun])
 	}
 	p("**Compliance: %s**\n\n", m.inline(r.Compliance.Label))
+	p("**%s**  \n**%s**\n\n", m.inline(requirementsLine(r)), m.inline(scenariosLine(r)))
 	for _, w := range r.Warnings {
 		p("> **Warning:** %s\n\n", m.inline(w))
 	}
 
-	p("| | |\n|---|---|\n")
-	p("| Kernel | %s |\n", m.inline(kernelTitle(r.Kernel)))
-	p("| Declared capabilities | %s |\n", m.codeList(r.Kernel.Capabilities, "none", safetext.MarkdownCellCode))
-	if r.hasGlue() {
-		p("| Glue (decided by the adapter, not the loop) | %s |\n", m.codeList(glueIDs(r.Kernel), "none", safetext.MarkdownCellCode))
-	}
-	if r.Kernel.Command != "" {
-		p("| Command | %s |\n", m.code(r.Kernel.Command))
-	}
-	if tool := strings.TrimSpace(r.Tool.Name + " " + r.Tool.Version); tool != "" {
-		p("| Tool | %s |\n", m.inline(tool))
-	}
-	if r.Protocol != "" {
-		p("| Protocol | %s |\n", m.code(r.Protocol))
-	}
-	if !r.StartedAt.IsZero() {
-		p("| Started | %s |\n", r.StartedAt.UTC().Format(time.RFC3339))
-	}
-	p("| Duration | %s |\n", r.Duration.Round(time.Millisecond))
-	p("| Scenarios | %s |\n", scenarioCounts(r))
-	p("| Compliance level | %s%s |\n\n", m.code(r.Compliance.Level), completeness(r.Compliance))
-
-	p("## Summary by area\n\n")
-	p("| Area | Name |")
-	for _, st := range RequirementStatuses() {
-		p(" %s |", glyph(st))
-	}
-	glue := r.hasGlue() // a column of its own: the adapter's failures are not the loop's
-	if glue {
-		p(" ❌ %s |", glueFailWord)
-	}
-	p("\n|---|---|")
-	for range RequirementStatuses() {
-		p("--:|")
-	}
-	if glue {
-		p("--:|")
-	}
-	p("\n")
-	for _, a := range r.Summary.ByArea {
-		p("| %s | %s |", m.inline(a.Prefix), m.inline(a.Name))
-		for _, st := range RequirementStatuses() {
-			p(" %d |", a.Counts[st])
-		}
-		if glue {
-			p(" %d |", a.GlueFail)
-		}
-		p("\n")
-	}
-	p("| **Total** | |")
-	for _, st := range RequirementStatuses() {
-		p(" **%d** |", r.Summary.Requirements[st])
-	}
-	if glue {
-		p(" **%d** |", r.Summary.GlueFail)
-	}
-	p("\n\n")
-
-	p("## Failures\n\n")
+	p("## Failing requirements\n\n")
 	var failing []RequirementResult
 	for _, q := range r.Requirements {
 		if q.Status == Fail || q.Status == Error {
@@ -154,14 +97,85 @@ func writeMarkdown(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 			p("%s\n", m.fence(q.Reason, "  "))
 			continue
 		}
-		for i, c := range q.Failures {
+		groups := foldChecks(q.Failures)
+		for i, c := range groups {
 			if i == maxChecksListed {
-				p("  - … and %d more failing checks (see the JSON report)\n\n", len(q.Failures)-i)
+				p("  - … and %d more failing checks (see the JSON report)\n\n", len(groups)-i)
 				break
 			}
 			p("  - %s %s\n\n%s\n", m.code(c.Where()), m.inline(c.Step), m.fence(c.Message, "    "))
+			if len(c.Also) > 0 {
+				p("    The same in %d scenarios: %s\n\n", len(c.Also)+1, m.places(c))
+			}
 		}
 	}
+	p("## The run\n\n")
+	p("| | |\n|---|---|\n")
+	p("| Kernel | %s |\n", m.inline(kernelTitle(r.Kernel)))
+	p("| Declared capabilities | %s |\n", m.codeList(r.Kernel.Capabilities, "none", safetext.MarkdownCellCode))
+	if r.hasGlue() {
+		p("| Glue (decided by the adapter, not the loop) | %s |\n", m.codeList(glueIDs(r.Kernel), "none", safetext.MarkdownCellCode))
+	}
+	if r.Kernel.Command != "" {
+		p("| Command | %s |\n", m.code(r.Kernel.Command))
+	}
+	p("| Tool | %s |\n", m.inline(toolText(r.Tool)))
+	if r.Tool.SuiteDigest != "" {
+		// conform report check reads this row.
+		p("| Suite digest | %s |\n", m.code(provenanceToken(r.Tool.SuiteDigest)))
+	}
+	if r.Protocol != "" {
+		p("| Protocol | %s |\n", m.code(r.Protocol))
+	}
+	if !r.StartedAt.IsZero() {
+		p("| Started | %s |\n", r.StartedAt.UTC().Format(time.RFC3339))
+	}
+	p("| Duration | %s |\n", r.Duration.Round(time.Millisecond))
+	p("| Requirements | %s |\n", m.inline(requirementsLine(r)))
+	p("| Scenarios | %s |\n", m.inline(scenariosLine(r)))
+	p("| Compliance level | %s%s |\n\n", m.code(r.Compliance.Level), completeness(r.Compliance))
+
+	p("## Requirement verdicts by area\n\n")
+	p("| Area | Name |")
+	for _, col := range countColumns {
+		if col == "partial" {
+			p(" %s (partial) |", glyph(Pass))
+		} else {
+			p(" %s |", glyph(Status(col)))
+		}
+	}
+	glue := r.hasGlue() // a column of its own: the adapter's failures are not the loop's
+	if glue {
+		p(" ❌ %s |", glueFailWord)
+	}
+	p("\n|---|---|")
+	for range countColumns {
+		p("--:|")
+	}
+	if glue {
+		p("--:|")
+	}
+	p("\n")
+	partial, total := partialPasses(r)
+	for _, a := range r.Summary.ByArea {
+		p("| %s | %s |", m.inline(a.Prefix), m.inline(a.Name))
+		for _, n := range columnCounts(a.Counts, partial[a.Prefix]) {
+			p(" %d |", n)
+		}
+		if glue {
+			p(" %d |", a.GlueFail)
+		}
+		p("\n")
+	}
+	p("| **Total** | |")
+	for _, n := range columnCounts(r.Summary.Requirements, total) {
+		p(" **%d** |", n)
+	}
+	if glue {
+		p(" **%d** |", r.Summary.GlueFail)
+	}
+	p("\n\n")
+
 	m.failingScenarios(p, r)
 	m.extras(p, r)
 
@@ -275,6 +289,19 @@ func (m mdText) codeList(items []string, empty string, code func(string) string)
 	out := make([]string, len(items))
 	for i, s := range items {
 		out[i] = code(m.secrets.Redact(s))
+	}
+	return strings.Join(out, ", ")
+}
+
+// places lists the scenarios of a folded check as code spans.
+func (m mdText) places(g checkGroup) string {
+	var out []string
+	for _, c := range g.members() {
+		s := m.code(c.Scenario)
+		if p := place(c); p != c.Scenario {
+			s += strings.TrimPrefix(p, c.Scenario)
+		}
+		out = append(out, s)
 	}
 	return strings.Join(out, ", ")
 }

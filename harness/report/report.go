@@ -115,10 +115,17 @@ type Kernel struct {
 	Command string `json:"command,omitempty"`
 }
 
-// Tool names the program that produced the report.
+// Tool names the program that produced the report and the suite it ran
+// (see package harness/provenance).
 type Tool struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
+	// Commit is the commit conform was built from ("" when unknown).
+	Commit string `json:"commit,omitempty"`
+	// SuiteDigest is "sha256:" and the digest of the requirement catalog
+	// and the feature files the run used: two reports with the same digest
+	// come from the same suite.
+	SuiteDigest string `json:"suite_digest,omitempty"`
 }
 
 // Report is the full result of one conformance run.

@@ -46,18 +46,19 @@ func writeText(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "area\t")
-	for _, st := range RequirementStatuses() {
-		fmt.Fprintf(tw, "%s\t", word(st))
+	for _, col := range countColumns {
+		fmt.Fprintf(tw, "%s\t", word(Status(col)))
 	}
 	glue := r.hasGlue() // a column of its own: the adapter's failures are not the loop's
 	if glue {
 		fmt.Fprintf(tw, "%s\t", glueFailWord)
 	}
 	fmt.Fprint(tw, "\t\n")
-	row := func(prefix string, counts map[Status]int, glueFail int, name string) {
+	partialBy, partialAll := partialPasses(r)
+	row := func(prefix string, counts map[Status]int, partial, glueFail int, name string) {
 		fmt.Fprintf(tw, "%s\t", line(prefix))
-		for _, st := range RequirementStatuses() {
-			fmt.Fprintf(tw, "%d\t", counts[st])
+		for _, n := range columnCounts(counts, partial) {
+			fmt.Fprintf(tw, "%d\t", n)
 		}
 		if glue {
 			fmt.Fprintf(tw, "%d\t", glueFail)
@@ -67,9 +68,9 @@ func writeText(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 		fmt.Fprintf(tw, "\t%s\n", line(name))
 	}
 	for _, a := range r.Summary.ByArea {
-		row(a.Prefix, a.Counts, a.GlueFail, a.Name)
+		row(a.Prefix, a.Counts, partialBy[a.Prefix], a.GlueFail, a.Name)
 	}
-	row("total", r.Summary.Requirements, r.Summary.GlueFail, "")
+	row("total", r.Summary.Requirements, partialAll, r.Summary.GlueFail, "")
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -97,14 +98,18 @@ func writeText(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 				}
 				continue
 			}
-			for i, c := range q.Failures {
+			groups := foldChecks(q.Failures)
+			for i, c := range groups {
 				if i == maxChecksListed {
-					p("        … and %d more failing checks (see the JSON report)\n", len(q.Failures)-i)
+					p("        … and %d more failing checks (see the JSON report)\n", len(groups)-i)
 					break
 				}
 				p("        %s  %s\n", line(c.Where()), line(c.Step))
 				for _, l := range strings.Split(safetext.Text(secrets.Redact(c.Message)), "\n") {
 					p("          %s\n", l)
+				}
+				if also := c.sameIn(); also != "" {
+					p("          (%s)\n", line(also))
 				}
 			}
 		}

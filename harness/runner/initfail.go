@@ -31,7 +31,7 @@ func initFailed(cat *spec.Catalog, opt Options, refs []ScenarioRef, started time
 	}
 	r := report.BuildWith(cat, report.Kernel{Name: "(initialize failed)", Command: opt.Launcher.Describe()}, rows, started, time.Since(started),
 		report.BuildOptions{Selection: opt.Tags, Warnings: opt.Warnings, Shard: shardName(opt.Shard)})
-	r.Tool = report.Tool{Name: "conform", Version: Version}
+	r.Tool = toolOf(opt)
 	r.Protocol = wire.Version
 	r.Shard = shardInfo(opt.Shard, len(refs))
 	return r

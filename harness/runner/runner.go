@@ -211,7 +211,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		Selection: opt.Tags, Interrupted: interrupted, Warnings: warnings, Shard: shardName(opt.Shard),
 		LeftOut: leftOut,
 	})
-	r.Tool = report.Tool{Name: "conform", Version: Version}
+	r.Tool = toolOf(opt)
 	r.Protocol = wire.Version
 	r.Shard = shardInfo(opt.Shard, len(refs))
 	if interrupted {

@@ -122,7 +122,10 @@ func sameRun(a, b Source) []string {
 		differ("protocol version", ra.Protocol, rb.Protocol)
 	}
 	if ra.Tool != rb.Tool {
-		differ("conform version", ra.Tool.Name+" "+ra.Tool.Version, rb.Tool.Name+" "+rb.Tool.Version)
+		tool := func(t report.Tool) string {
+			return t.Name + " " + t.Version + ", commit " + t.Commit + ", suite " + t.SuiteDigest
+		}
+		differ("conform version or suite", tool(ra.Tool), tool(rb.Tool))
 	}
 	ka, kb := ra.Kernel, rb.Kernel
 	if ka.Name != kb.Name || ka.Version != kb.Version {

@@ -143,6 +143,11 @@ func TestMergeRefuses(t *testing.T) {
 			x.Tool.Version = "0.2.0"
 			return []Source{{"a", a()}, {"b", x}}
 		}, "conform version"},
+		{"another suite", func() []Source {
+			x := b()
+			x.Tool.SuiteDigest = "sha256:" + strings.Repeat("0", 64)
+			return []Source{{"a", a()}, {"b", x}}
+		}, "suite sha256:0000"},
 		{"another catalog", func() []Source {
 			x := b()
 			x.Requirements[1].Title = "a reworded title"

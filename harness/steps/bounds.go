@@ -13,6 +13,7 @@ import (
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/harness/driver"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -365,12 +366,12 @@ func (s *Scenario) hardLimitEvent(bound string) error {
 		if ev.Payload["bound"] == bound && ev.Payload["soft"] != true {
 			return nil
 		}
-		seen = append(seen, fmt.Sprintf("bound %v soft %v", ev.Payload["bound"], ev.Payload["soft"]))
+		seen = append(seen, fmt.Sprintf("bound %s soft %s", plain.JSON(ev.Payload["bound"]), plain.JSON(ev.Payload["soft"])))
 	}
 	if len(seen) == 0 {
 		return fmt.Errorf("the bound fired (the session ended %q through the limit path) but the kernel sent no limit_reached event naming it", s.Result.Status)
 	}
-	return fmt.Errorf("expected a limit_reached event with bound %q and soft false or absent; the kernel sent %v", bound, seen)
+	return fmt.Errorf("expected a limit_reached event with bound %q and soft false or absent; the kernel sent %s", bound, plain.And(seen))
 }
 
 // TA-02: every bound is optional and an absent bound is unbounded

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/cucumber/godog"
+
+	"github.com/agentconform/conform/internal/plain"
 )
 
 // Soft limits after the first pause (TA-09): where a resumed session pauses
@@ -70,7 +72,7 @@ func (s *Scenario) pausedAfter(list string) error {
 		got = append(got, n)
 	}
 	if len(got) == 0 {
-		return fmt.Errorf("expected the session to pause after model requests %v (limit_reached events with soft: true); it never paused and ended %q", want, s.Result.Status)
+		return fmt.Errorf("expected the session to pause after model requests %s (limit_reached events with soft: true); it never paused and ended %q", plain.Ints(want), s.Result.Status)
 	}
 	if got[0] != want[0] {
 		return fmt.Errorf("expected the first pause after model request %d, where the soft bound is reached; it came after %d", want[0], got[0])
@@ -86,11 +88,11 @@ func (s *Scenario) pausedAfter(list string) error {
 		if declared {
 			why = fmt.Sprintf("%q", reading)
 		}
-		s.observe("TA-09", "bound.soft_resume is %s: the session paused after model requests %v (a fresh allowance would give %v)", why, got, want)
+		s.observe("TA-09", "bound.soft_resume is %s: the session paused after model requests %s (a fresh allowance would give %s)", why, plain.Ints(got), plain.Ints(want))
 		return nil
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		return fmt.Errorf("the kernel declares bound.soft_resume %q, so each continuation grants the bound's full size again and the session pauses after model requests %v; it paused after %v", freshAllowance, want, got)
+		return fmt.Errorf("the kernel declares bound.soft_resume %q, so each continuation grants the bound's full size again and the session pauses after model requests %s; it paused after %s", freshAllowance, plain.Ints(want), plain.Ints(got))
 	}
 	return nil
 }

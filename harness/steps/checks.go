@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 	"github.com/google/go-cmp/cmp"
 )
@@ -116,7 +117,7 @@ func (s *Scenario) modelAsked(n int) error {
 		return err
 	}
 	if got := len(s.modelRequests()); got != n {
-		return fmt.Errorf("expected %d model requests, the kernel sent %d", n, got)
+		return fmt.Errorf("expected %s, the kernel sent %d", plain.Count(n, "model request"), got)
 	}
 	return nil
 }
@@ -317,12 +318,12 @@ func (s *Scenario) turnOrder(nth string, want []string) error {
 	ts := s.turns()
 	if n >= len(ts) {
 		if len(s.turnEntries()) < n {
-			return notReached("there is no turn %d: the kernel made %d turn requests to the model", n, len(s.turnEntries()))
+			return notReached("there is no turn %d: the kernel made %s to the model", n, plain.Count(len(s.turnEntries()), "turn request"))
 		}
 		return fmt.Errorf("expected at least %d turns, each starting with context/assemble (step 1); the kernel made %d model requests but only %d context/assemble requests", n, len(s.turnEntries()), len(ts)-1)
 	}
 	got := labels(ts[n])
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := plain.Diff(want, got); diff != "" {
 		return fmt.Errorf("turn %d's requests arrived in another order (-expected +kernel):\n%s", n, diff)
 	}
 	return nil
@@ -339,7 +340,7 @@ func (s *Scenario) turnStartsWith(nth, label string) error {
 	ts := s.turns()
 	if n >= len(ts) || len(ts[n]) == 0 {
 		if len(s.turnEntries()) < n {
-			return notReached("there is no turn %d: the kernel made %d turn requests to the model", n, len(s.turnEntries()))
+			return notReached("there is no turn %d: the kernel made %s to the model", n, plain.Count(len(s.turnEntries()), "turn request"))
 		}
 		return fmt.Errorf("expected turn %d to start with %q, but the kernel made %d model requests and only %d context/assemble requests", n, label, len(s.turnEntries()), len(ts)-1)
 	}
@@ -377,7 +378,7 @@ func (s *Scenario) requestEndsWithResults(nth, prevNth string) error {
 		}
 	}
 	if at < 0 {
-		return fmt.Errorf("model request %d does not contain the assistant message of request %d with tool_use blocks %v", n, p, ids)
+		return fmt.Errorf("model request %d does not contain the assistant message of request %d with tool_use blocks %s", n, p, plain.JSON(ids))
 	}
 	var results []string
 	for _, m := range r.Messages[at+1:] {
@@ -392,7 +393,7 @@ func (s *Scenario) requestEndsWithResults(nth, prevNth string) error {
 			}
 		}
 	}
-	if diff := cmp.Diff(ids, results); diff != "" {
+	if diff := plain.Diff(ids, results); diff != "" {
 		return fmt.Errorf("after the assistant message of request %d, model request %d should hold one result per tool_use in order (-expected +kernel):\n%s", p, n, diff)
 	}
 	return nil

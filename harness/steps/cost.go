@@ -13,6 +13,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -272,7 +273,8 @@ func optRate(p *float64) float64 {
 	return *p
 }
 
-func usd(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+// usd is dollars as failure texts write them (package plain).
+func usd(v float64) string { return plain.USD(v) }
 
 // sentUsage is every usage event the fake model sent to the root session,
 // in order, with the model request it answered.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/internal/jsonrpc"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -189,7 +190,7 @@ func (d *decideArea) lateAnswerRefused(tool string) error {
 func (d *decideArea) frontendErrors() string {
 	var out []string
 	for _, e := range d.s.eventEntries(d.s.SessionID, wire.EventFrontendError) {
-		out = append(out, fmt.Sprintf("#%d %v", e.Seq, e.Value.(wire.Event).Payload))
+		out = append(out, fmt.Sprintf("#%d %s", e.Seq, plain.JSON(e.Value.(wire.Event).Payload)))
 	}
 	if len(out) == 0 {
 		return "none"

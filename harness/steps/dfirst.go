@@ -16,6 +16,7 @@ import (
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/harness/driver"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -301,7 +302,7 @@ func (d *dfArea) nthModelEntry(n int) (calllog.Entry, error) {
 		}
 	}
 	if n < 1 || n > len(ms) {
-		return calllog.Entry{}, fmt.Errorf("expected at least %d model requests, the kernel sent %d", n, len(ms))
+		return calllog.Entry{}, fmt.Errorf("expected at least %s, the kernel sent %d", plain.Count(n, "model request"), len(ms))
 	}
 	return ms[n-1], nil
 }
@@ -524,7 +525,7 @@ func (d *dfArea) notAnError() error {
 	}
 	for _, ev := range d.s.World.Events() {
 		if ev.SessionID == d.s.SessionID && (ev.Kind == wire.EventError || ev.Kind == wire.EventToolError || ev.Kind == wire.EventModelError) {
-			return fmt.Errorf("expected the cancellation not to be reported as an error, the kernel sent an event of kind %q: %v", ev.Kind, ev.Payload)
+			return fmt.Errorf("expected the cancellation not to be reported as an error, the kernel sent an event of kind %q: %s", ev.Kind, plain.JSON(ev.Payload))
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/agentconform/conform/fakes"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -258,7 +259,7 @@ func (s *Scenario) limitBeforeTurnBound() error {
 	}
 	lp := s.limitPath()
 	if lp.final < 0 {
-		return fmt.Errorf("the kernel never took the limit path: %d turn requests, none of them a final-answer request (status %q)", len(lp.turns), s.Result.Status)
+		return fmt.Errorf("the kernel never took the limit path: %s, none of them a final-answer request (status %q)", plain.Count(len(lp.turns), "turn request"), s.Result.Status)
 	}
 	if b := s.Cfg.Bounds.MaxTurns; b != nil && lp.ordinary() >= *b {
 		return fmt.Errorf("the limit path began only after %d turns, when max_turns %d fired", lp.ordinary(), *b)
@@ -277,7 +278,7 @@ func (s *Scenario) reachedTurnBound() error {
 	}
 	lp := s.limitPath()
 	if lp.ordinary() != *b {
-		return fmt.Errorf("expected the session to run its %d turns before the limit path; the kernel ran %d ordinary turns (status %q)", *b, lp.ordinary(), s.Result.Status)
+		return fmt.Errorf("expected the session to run its %s before the limit path; the kernel ran %s (status %q)", plain.Count(*b, "turn"), plain.Count(lp.ordinary(), "ordinary turn"), s.Result.Status)
 	}
 	if s.Result.Status != wire.StatusErrorMaxTurns {
 		return fmt.Errorf("expected status %q, the session ended %q", wire.StatusErrorMaxTurns, s.Result.Status)

@@ -9,6 +9,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/agentconform/conform/fakes"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -215,8 +216,8 @@ func (s *Scenario) breakerNeverTripped() error {
 			readingCrashCount, crashCountInARow, got)
 	}
 	if evs := s.crashBreakerEvents(); len(evs) > 0 {
-		return fmt.Errorf("expected the circuit breaker not to trip (%s=%s: no provider crashed often enough in a row), the kernel reported it tripped: %v",
-			readingCrashCount, crashCountInARow, evs[0].Payload)
+		return fmt.Errorf("expected the circuit breaker not to trip (%s=%s: no provider crashed often enough in a row), the kernel reported it tripped: %s",
+			readingCrashCount, crashCountInARow, plain.JSON(evs[0].Payload))
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/agentconform/conform/spec/wire"
+
+	"github.com/agentconform/conform/internal/plain"
 )
 
 // Counts of automatic recovery the spec leaves to the kernel: how many
@@ -108,8 +110,8 @@ func (s *Scenario) toolRetriesAsDeclared(tool string) error {
 	}
 	for _, id := range order {
 		if byCall[id] != n+1 {
-			return fmt.Errorf("expected call %s of %q to be invoked %d time(s) (the first try and %d retries, as the kernel's %s = %d says; every try answered a retryable error), it was invoked %d time(s)",
-				id, tool, n+1, n, readingToolRetries, n, byCall[id])
+			return fmt.Errorf("expected call %s of %q to be invoked %s (the first try and %s, as the kernel's %s = %d says; every try answered a retryable error), it was invoked %s",
+				id, tool, plain.Count(n+1, "time"), plain.CountOf(n, "retry", "retries"), readingToolRetries, n, plain.Count(byCall[id], "time"))
 		}
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/agentconform/conform/spec/wire"
+
+	"github.com/agentconform/conform/internal/plain"
 )
 
 // ---- checks ----
@@ -181,7 +183,7 @@ func (s *Scenario) modelAskedFewer(n int) error {
 		return err
 	}
 	if got := len(s.modelRequests()); got >= n {
-		return fmt.Errorf("expected fewer than %d model requests, the kernel sent %d", n, got)
+		return fmt.Errorf("expected fewer than %s, the kernel sent %d", plain.Count(n, "model request"), got)
 	}
 	return nil
 }

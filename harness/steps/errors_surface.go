@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -157,7 +158,7 @@ func (s *Scenario) noEventReported(what string) error {
 	}
 	for _, e := range s.rootEvents() {
 		if eventNames(e, what) {
-			return fmt.Errorf("expected no event naming %q, the kernel reported a %q event that does: %v", what, e.Kind, e.Payload)
+			return fmt.Errorf("expected no event naming %q, the kernel reported a %q event that does: %s", what, e.Kind, plain.JSON(e.Payload))
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -36,7 +37,7 @@ func (s *Scenario) hookErrorReported(id, point, mode, category string) error {
 		if (ev.Producer == id || p["subscriber"] == id) && p["point"] == point && p["mode"] == mode && p["category"] == category {
 			return nil
 		}
-		seen = append(seen, fmt.Sprintf("producer %q point %v mode %v category %v subscriber %v", ev.Producer, p["point"], p["mode"], p["category"], p["subscriber"]))
+		seen = append(seen, fmt.Sprintf("producer %q point %s mode %s category %s subscriber %s", ev.Producer, plain.JSON(p["point"]), plain.JSON(p["mode"]), plain.JSON(p["category"]), plain.JSON(p["subscriber"])))
 	}
 	if len(seen) == 0 {
 		return fmt.Errorf("expected a hook_error event from %q (point %s, mode %s, category %s); the kernel reported no hook_error at all", id, point, mode, category)
@@ -77,11 +78,11 @@ func (s *Scenario) hookErrorProducer(id string) error {
 		cat, _ := p["category"].(string)
 		switch {
 		case ev.Producer != id:
-			return fmt.Errorf("expected the hook_error of %q to name the subscriber as its producer, it names %q (payload %v)", id, ev.Producer, p)
+			return fmt.Errorf("expected the hook_error of %q to name the subscriber as its producer, it names %q (payload %s)", id, ev.Producer, plain.JSON(p))
 		case p["subscriber"] != id:
-			return fmt.Errorf("expected the hook_error of %q to name it as the payload's subscriber, it names %v", id, p["subscriber"])
+			return fmt.Errorf("expected the hook_error of %q to name it as the payload's subscriber, it names %s", id, plain.JSON(p["subscriber"]))
 		case p["point"] == nil || p["point"] == "" || p["mode"] == nil || p["mode"] == "":
-			return fmt.Errorf("expected the hook_error of %q to record point and mode, its payload is %v", id, p)
+			return fmt.Errorf("expected the hook_error of %q to record point and mode, its payload is %s", id, plain.JSON(p))
 		case !slices.Contains(hookErrorCategories, cat):
 			return fmt.Errorf("expected the hook_error of %q to carry one of the categories %s, it carries %q", id, strings.Join(hookErrorCategories, ", "), cat)
 		}
@@ -200,7 +201,7 @@ func (s *Scenario) noHookError() error {
 		return err
 	}
 	if evs := s.hookEvents(wire.EventHookError); len(evs) > 0 {
-		return fmt.Errorf("expected no hook_error, the kernel reported %d (first: producer %q, %v)", len(evs), evs[0].Producer, evs[0].Payload)
+		return fmt.Errorf("expected no hook_error, the kernel reported %d (first: producer %q, %s)", len(evs), evs[0].Producer, plain.JSON(evs[0].Payload))
 	}
 	return nil
 }

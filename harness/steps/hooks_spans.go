@@ -6,8 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -115,7 +114,7 @@ func hookUnmarshal(raw []byte, v any) error { return json.Unmarshal(raw, v) }
 // field, null and an empty array or object all mean the same (PROTOCOL.md
 // §3, arrays and null). It returns "" when they are equal.
 func hookJSONDiff(a, b any) string {
-	return cmp.Diff(hookJSONNormal(a), hookJSONNormal(b))
+	return plain.Diff(hookJSONNormal(a), hookJSONNormal(b))
 }
 
 func hookJSONNormal(v any) any {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -202,7 +203,7 @@ func (s *Scenario) finalOrNotReached() (calllog.Entry, int, error) {
 	lp := s.limitPath()
 	e, ok := lp.finalEntry()
 	if !ok {
-		return e, 0, notReached("the kernel made no final-answer request (%d turn requests; status %q)", len(lp.turns), s.Result.Status)
+		return e, 0, notReached("the kernel made no final-answer request (%s; status %q)", plain.Count(len(lp.turns), "turn request"), s.Result.Status)
 	}
 	return e, s.nthOf(e), nil
 }
@@ -221,7 +222,7 @@ func (s *Scenario) ordinaryTurns(n int) error {
 	if lp.final < 0 {
 		how = fmt.Sprintf("and no final-answer turn; the session ended %q", s.Result.Status)
 	}
-	return fmt.Errorf("expected %d ordinary turns before the limit path, the kernel ran %d %s", n, got, how)
+	return fmt.Errorf("expected %s before the limit path, the kernel ran %d %s", plain.Count(n, "ordinary turn"), got, how)
 }
 
 // oneFinalTurn: after the ordinary turns exactly one more model request,
@@ -233,7 +234,7 @@ func (s *Scenario) oneFinalTurn() error {
 	}
 	lp := s.limitPath()
 	if lp.final < 0 && !s.tookLimitPath() {
-		return notReached("the kernel never took the limit path: no final-answer request, no limit_reached or doom_loop event, and the session ended %q after %d turns", s.Result.Status, len(lp.turns))
+		return notReached("the kernel never took the limit path: no final-answer request, no limit_reached or doom_loop event, and the session ended %q after %s", s.Result.Status, plain.Count(len(lp.turns), "turn"))
 	}
 	if lp.final < 0 {
 		msg := fmt.Sprintf("after its last ordinary turn (model request %d) the kernel made no final-answer request; the session ended %q", len(lp.turns), s.Result.Status)

@@ -7,6 +7,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/agentconform/conform/fakes"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -118,14 +119,14 @@ func (p *planArea) askedUpToLimit(tool string) error {
 	}
 	if declared {
 		if len(at) != n {
-			return fmt.Errorf("expected the frontend to be asked about %q exactly %d time(s), as the kernel's %s = %d says (every answer was an ALWAYS it must refuse), it was asked %d time(s) %v",
-				tool, n, readingMaxAsks, n, len(at), at)
+			return fmt.Errorf("expected the frontend to be asked about %q exactly %s, as the kernel's %s = %d says (every answer was an ALWAYS it must refuse), it was asked %s",
+				tool, plain.Count(n, "time"), readingMaxAsks, n, asked(at))
 		}
 		return nil
 	}
 	if len(at) != undeclaredAskLimit+1 {
-		return fmt.Errorf("the kernel declares no %s, so a refused item stays pending until a usable decision comes (A-37); the harness refused to give one before its request %d, and the kernel asked about %q %d time(s) %v",
-			readingMaxAsks, undeclaredAskLimit+1, tool, len(at), at)
+		return fmt.Errorf("the kernel declares no %s, so a refused item stays pending until a usable decision comes (A-37); the harness refused to give one before its request %d, and the kernel asked about %q %s",
+			readingMaxAsks, undeclaredAskLimit+1, tool, asked(at))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -100,7 +101,7 @@ func (p *planArea) ranWith(tool, args string, want bool) error {
 		}
 	}
 	if want {
-		return fmt.Errorf("expected %q to run with input %s, the kernel invoked it with %v", tool, compact(in), inputs)
+		return fmt.Errorf("expected %q to run with input %s, the kernel invoked it with %s", tool, compact(in), plain.And(inputs))
 	}
 	return nil
 }
@@ -119,7 +120,7 @@ func (p *planArea) interactiveFields(tool string) error {
 		}
 		switch {
 		case !slices.Contains(ids, v.CallID):
-			return fmt.Errorf("the interactive request for %q (#%d) names call_id %q, the model's calls to it are %v", tool, e.Seq, v.CallID, ids)
+			return fmt.Errorf("the interactive request for %q (#%d) names call_id %q, the model's calls to it are %s", tool, e.Seq, v.CallID, plain.JSON(ids))
 		case strings.TrimSpace(v.Prompt) == "":
 			return fmt.Errorf("the interactive request for %q (#%d) has an empty prompt", tool, e.Seq)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -163,7 +164,7 @@ func (p *planArea) noErrorEvent() error {
 	}
 	for _, kind := range []string{wire.EventError, wire.EventToolError} {
 		if es := p.s.eventEntries(p.s.SessionID, kind); len(es) > 0 {
-			return fmt.Errorf("expected no %s event, the kernel reported one (#%d): %v", kind, es[0].Seq, es[0].Value.(wire.Event).Payload)
+			return fmt.Errorf("expected no %s event, the kernel reported one (#%d): %s", kind, es[0].Seq, plain.JSON(es[0].Value.(wire.Event).Payload))
 		}
 	}
 	return nil
@@ -230,7 +231,7 @@ func (p *planArea) rowSnapshot(a askedItem) error {
 		}
 		if it.Preview != nil {
 			if got, ok := ev.Payload["preview"].(string); !ok || got != *it.Preview {
-				return fmt.Errorf("the plan_item row #%d of %q carries preview %v, the permission request (#%d) about it carries %q: the row is the item's snapshot, its preview included", e.Seq, it.Tool, ev.Payload["preview"], a.entry.Seq, *it.Preview)
+				return fmt.Errorf("the plan_item row #%d of %q carries preview %s, the permission request (#%d) about it carries %q: the row is the item's snapshot, its preview included", e.Seq, it.Tool, plain.JSON(ev.Payload["preview"]), a.entry.Seq, *it.Preview)
 			}
 		}
 	}

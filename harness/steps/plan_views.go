@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -122,7 +123,7 @@ func (p *planArea) askedTimes(session, tool string, n int) error {
 		}
 	}
 	if len(at) != n {
-		return fmt.Errorf("expected the frontend to be asked about %q %d time(s) in session %s, it was asked %d time(s) %v", tool, n, session, len(at), at)
+		return fmt.Errorf("expected the frontend to be asked about %q %s in session %s, it was asked %s", tool, plain.Count(n, "time"), session, asked(at))
 	}
 	return nil
 }
@@ -167,7 +168,7 @@ func (p *planArea) batched(a, b string) error {
 		}
 		seen = append(seen, fmt.Sprintf("#%d %v", e.Seq, tools))
 	}
-	return fmt.Errorf("expected one permission request asking about both %q and %q; the kernel sent %v", a, b, seen)
+	return fmt.Errorf("expected one permission request asking about both %q and %q; the kernel sent %s", a, b, plain.And(seen))
 }
 
 // turnID is the id the kernel gave turn n (from its context/assemble).
@@ -224,4 +225,13 @@ func (s *Scenario) reachedModelRequest(nth string) (wire.ModelStreamParams, erro
 		return wire.ModelStreamParams{}, notReached("the kernel made %d model request(s), so there is no model request %d to read", got, n)
 	}
 	return s.modelRequest(nth)
+}
+
+// asked says how often the frontend was asked and at which entries ("#12"):
+// "0 times", "3 times (#12, #26 and #40)".
+func asked(at []string) string {
+	if len(at) == 0 {
+		return "0 times"
+	}
+	return plain.Count(len(at), "time") + " (" + plain.And(at) + ")"
 }

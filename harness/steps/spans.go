@@ -7,6 +7,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -91,7 +92,7 @@ func (s *Scenario) turnSpanCount() error {
 	turns := len(s.turns()) - 1
 	got := len(s.spanIndex().role(wire.RoleTurn))
 	if got != turns {
-		return fmt.Errorf("expected one %q span per turn (%d turns), the kernel sent %d", wire.RoleTurn, turns, got)
+		return fmt.Errorf("expected one %q span per turn (%s), the kernel sent %d", wire.RoleTurn, plain.Count(turns, "turn"), got)
 	}
 	return nil
 }

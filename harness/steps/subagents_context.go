@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -155,7 +156,7 @@ func (s *Scenario) saRootOffered(nth, tool string) error {
 		return err
 	}
 	if !slices.Contains(toolNames(r), tool) {
-		return fmt.Errorf("expected root model request %s to offer %q, it offered %q", nth, tool, toolNames(r))
+		return fmt.Errorf("expected root model request %s to offer %q, it offered %s", nth, tool, plain.JSON(toolNames(r)))
 	}
 	return nil
 }
@@ -166,7 +167,7 @@ func (s *Scenario) saFirstOffered(profile, rel, tool string) error {
 		return err
 	}
 	if !slices.Contains(toolNames(first), tool) {
-		return fmt.Errorf("expected the first model request of %s to offer %q, it offered %q", id, tool, toolNames(first))
+		return fmt.Errorf("expected the first model request of %s to offer %q, it offered %s", id, tool, plain.JSON(toolNames(first)))
 	}
 	return nil
 }
@@ -182,7 +183,7 @@ func (s *Scenario) saNeverOffered(profile, rel, tool string) error {
 	}
 	for i, r := range reqs {
 		if slices.Contains(toolNames(r), tool) {
-			return fmt.Errorf("model request %d of %s offered %q, which that session must not have (it offered %q)", i+1, id, tool, toolNames(r))
+			return fmt.Errorf("model request %d of %s offered %q, which that session must not have (it offered %s)", i+1, id, tool, plain.JSON(toolNames(r)))
 		}
 	}
 	return nil
@@ -209,7 +210,7 @@ func (s *Scenario) saOfferedExactly(profile, rel, list string) error {
 		got := toolNames(r)
 		sort.Strings(got)
 		if !slices.Equal(got, want) {
-			return fmt.Errorf("expected model request %d of %s to offer exactly %q, it offered %q", i+1, id, want, got)
+			return fmt.Errorf("expected model request %d of %s to offer exactly %s, it offered %s", i+1, id, plain.JSON(want), plain.JSON(got))
 		}
 	}
 	if n == 0 {
@@ -249,7 +250,7 @@ func (s *Scenario) saStarted(n int) error {
 		}
 	}
 	if len(kids) != n {
-		return fmt.Errorf("expected %d sub-agent sessions, the kernel reported session_meta rows for %d: %v", n, len(kids), kids)
+		return fmt.Errorf("expected %s, the kernel reported session_meta rows for %d: %s", plain.Count(n, "sub-agent session"), len(kids), plain.And(kids))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/harness/calllog"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -109,7 +110,7 @@ func (s *Scenario) saChildBoundFired(profile string) error {
 			id, budget, k, k+1, len(reqs))
 	}
 	if last := reqs[k].Value.(wire.ModelStreamParams); len(last.Tools) != 0 {
-		return fmt.Errorf("the last model request of %s still offered tools %q: no final-answer turn", id, toolNames(last))
+		return fmt.Errorf("the last model request of %s still offered tools %s: no final-answer turn", id, plain.JSON(toolNames(last)))
 	}
 	if st := t.end[id].Status; st != wire.StatusErrorMaxBudgetUSD {
 		return fmt.Errorf("%s ended with status %q, expected %q", id, st, wire.StatusErrorMaxBudgetUSD)
@@ -147,7 +148,7 @@ func (s *Scenario) saRootBoundFired(under string) error {
 	}
 	last := models[1].Value.(wire.ModelStreamParams)
 	if len(last.Tools) != 0 {
-		return fmt.Errorf("the root's second model request offered tools %q: no final-answer turn", toolNames(last))
+		return fmt.Errorf("the root's second model request offered tools %s: no final-answer turn", plain.JSON(toolNames(last)))
 	}
 	for _, id := range t.members() {
 		if id != t.root && t.endSeq[id] > models[1].Seq {
@@ -178,8 +179,8 @@ func (s *Scenario) saTotals(what string, res wire.RunSessionResult, ids []string
 	usd := saSum(s.saCosts(), ids, 0)
 	in, out := s.saUsage(ids)
 	if !saClose(res.TotalCostUSD, usd) || res.TotalInputTokens != in || res.TotalOutputTokens != out {
-		return fmt.Errorf("%s reports $%.9f, %d input and %d output tokens; its sessions %v spent $%.9f (sum of cost reports) on %d input and %d output tokens (the fake model's usage)",
-			what, res.TotalCostUSD, res.TotalInputTokens, res.TotalOutputTokens, ids, usd, in, out)
+		return fmt.Errorf("%s reports $%s, %d input and %d output tokens; its sessions %s spent $%s (sum of cost reports) on %d input and %d output tokens (the fake model's usage)",
+			what, plain.USD(res.TotalCostUSD), res.TotalInputTokens, res.TotalOutputTokens, plain.And(ids), plain.USD(usd), in, out)
 	}
 	return nil
 }

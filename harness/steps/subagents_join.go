@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/agentconform/conform/fakes"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -66,7 +67,7 @@ func (s *Scenario) saEndedWith(n int, profile, status string) error {
 		}
 	}
 	if len(ids) != n || count != n {
-		return fmt.Errorf("expected %d %q sub-agents, each ending with status %q (end session_meta row with ended_at), the kernel reported %v", n, profile, status, got)
+		return fmt.Errorf("expected %d %q sub-agents, each ending with status %q (end session_meta row with ended_at), the kernel reported %s", n, profile, status, plain.And(got))
 	}
 	return nil
 }
@@ -122,7 +123,7 @@ func (s *Scenario) saRequestAfter(nth, profile string) error {
 		}
 	}
 	if len(seqs) < n {
-		return fmt.Errorf("expected at least %d root model requests, the kernel sent %d", n, len(seqs))
+		return fmt.Errorf("expected at least %s, the kernel sent %d", plain.Count(n, "root model request"), len(seqs))
 	}
 	if seqs[n-1] < end {
 		return fmt.Errorf("root model request %d (#%d) came before the session-end of its child %s (#%d)", n, seqs[n-1], id, end)

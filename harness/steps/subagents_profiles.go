@@ -10,6 +10,7 @@ import (
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/internal/jsonrpc"
+	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -60,7 +61,7 @@ func (s *Scenario) saRootNeverOffered(tool string) error {
 	}
 	for i, r := range reqs {
 		if slices.Contains(toolNames(r), tool) {
-			return fmt.Errorf("root model request %d offered %q, which a session with no depth budget left must not have (it offered %q)", i+1, tool, toolNames(r))
+			return fmt.Errorf("root model request %d offered %q, which a session with no depth budget left must not have (it offered %s)", i+1, tool, plain.JSON(toolNames(r)))
 		}
 	}
 	return nil
