@@ -35,10 +35,10 @@ reports:
 	$(MAKE) conform OUT=$(REPORTS)
 
 # The clause map's coverage (spec/clauses.json -> reports/clauses.md),
-# held against a run of the reference kernel; TestClauseMap fails when it
+# held against a run of the reference kernel; TestReferenceKernel fails when it
 # is stale.
 clauses:
-	$(GO) test -count=1 -run TestClauseMap ./harness/conformtest/ -args -update-clauses
+	$(GO) test -count=1 -run TestReferenceKernel ./harness/conformtest/ -args -update-clauses
 
 # The second-language proof: the naive Python kernel's report (it fails the
 # rows it ignores; exit status 1 is expected, so it is not checked).
@@ -84,8 +84,11 @@ vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
 
+# Unit tests under the race detector. go vet runs in make vet, so go test
+# does not run its subset again (-vet=off). Tests that run the suite end to
+# end skip themselves under -race (internal/testrace) and run in make e2e.
 unit:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -vet=off -count=1 ./...
 
 python-test:
 	@if command -v python3 >/dev/null; then python3 -m unittest discover -s examples/naive-kernel-python; \
@@ -98,15 +101,29 @@ suite: build
 	$(BIN) run --kernel "$(BIN) kernel" --slow --require all -q \
 		--report-json $(REPORTS)/tmp/reference.json
 
+# The kill matrices go to $(KILL_OUT) (default the ignored reports/tmp, so
+# make test rewrites no tracked file) and are compared with the committed
+# ones: a stale committed matrix fails, naming the file.
+# "make mutants plugin-mutants KILL_OUT=reports" rewrites them on purpose.
+KILL_OUT ?= $(REPORTS)/tmp
+same-as-committed = @for f in $(1); do [ "$(KILL_OUT)" = "$(REPORTS)" ] || cmp -s $(KILL_OUT)/$$f $(REPORTS)/$$f || \
+	{ echo "$(REPORTS)/$$f is stale: it differs from $(KILL_OUT)/$$f (regenerate with make $@ KILL_OUT=$(REPORTS))"; exit 1; }; done
 mutants:
-	$(GO) test -count=1 -run TestKillMatrix ./refkernel/mutants/ -args -write-kill-matrix=$(CURDIR)/$(REPORTS)
+	@mkdir -p $(KILL_OUT)
+	$(GO) test -count=1 -run TestKillMatrix ./refkernel/mutants/ -args -write-kill-matrix=$(CURDIR)/$(KILL_OUT)
+	$(call same-as-committed,kill-matrix.json kill-matrix.md)
 
-# End-to-end tests too slow for the race detector, run without it: shards
-# merged equal one run, verdict for verdict.
+# End-to-end tests too slow for the race detector, run without it: every
+# test of these packages (those that skip themselves under -race included:
+# whole-suite runs, the naive Python kernel, shards merged equal one run,
+# fuzzing kills the bounds and doom-loop mutants) but the kill matrix, which
+# make mutants runs. internal/testrace checks the list holds every package
+# that skips a test under -race.
+E2E_PKGS := ./cmd/conform ./harness/bundle ./harness/conformtest ./harness/fuzz ./harness/report \
+	./harness/runner ./harness/shard ./pluginconform ./refkernel/mutants
 .PHONY: e2e
 e2e:
-	$(GO) test -count=1 -run TestMergeEqualsSingleRun ./harness/shard/
-	$(GO) test -count=1 -run TestFuzzKillsBoundsAndDoomLoopMutants ./refkernel/mutants/
+	$(GO) test -vet=off -count=1 -skip '^TestKillMatrix$$' $(E2E_PKGS)
 
 # Source-level mutation testing of the reference kernel (internal/mutation):
 # every mutant of every refkernel package judged by the suite, scores and
@@ -135,7 +152,14 @@ mutation-kernelkit:
 mutation-sample:
 	$(GO) test -count=1 -run TestSampleCampaign ./internal/mutation/ -args -mutation-sample=1
 
-test: vet unit python-test suite mutants plugin plugin-mutants e2e mutation-sample report-check
+# make test runs its steps TEST_JOBS at a time (they are independent; the
+# long ones wait on kernels and timers as much as on the cores), each
+# step's output kept together.
+TEST_JOBS ?= 2
+.PHONY: test-steps
+test:
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-steps
+test-steps: vet unit python-test suite mutants plugin plugin-mutants e2e mutation-sample report-check
 
 # Every committed report must come from the current suite (its catalog and
 # feature files): conform report check names each stale one.
@@ -166,7 +190,15 @@ verify: build
 verify-slow-start: build
 	BIN=$(BIN) OUT=$(REPORTS)/tmp/slow-start SLOW_START=5 SLOW_START_WORK=2000000 ./scripts/verify-slow-start.sh
 
-bench:
+
+# The speed figures the README states, each as a ratio against its baseline
+# (scripts/bench): suite vs its longest scenario, validated vs unvalidated
+# wire, fuzz sessions/s in-process and over the wire, campaign time per
+# mutant. bench-micro: the Go micro-benchmarks of the kernel and driver.
+.PHONY: bench-micro
+bench: build
+	$(GO) run ./scripts/bench -bin $(BIN) -out $(REPORTS)/tmp/bench
+bench-micro:
 	$(GO) test -run '^$$' -bench . ./refkernel/loop/ ./refkernel/hooks/ ./refkernel/subagent/ ./harness/driver/
 
 clean:
@@ -185,7 +217,9 @@ plugin: build
 		--process-backed exec --require all -q --report-json $(REPORTS)/tmp/refplugin.json
 
 plugin-mutants:
-	$(GO) test -count=1 -run 'TestReferenceIsClean|TestKillMatrix' ./refplugin/mutants/ -args -write-kill-matrix=$(CURDIR)/$(REPORTS)
+	@mkdir -p $(KILL_OUT)
+	$(GO) test -count=1 -run 'TestReferenceIsClean|TestKillMatrix' ./refplugin/mutants/ -args -write-kill-matrix=$(CURDIR)/$(KILL_OUT)
+	$(call same-as-committed,plugin-kill-matrix.md)
 
 # The plugin profile's wire definitions (api/*.proto) and the Go code
 # generated from them (api/gen, committed). "make proto" installs the pinned

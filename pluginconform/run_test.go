@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/internal/testrace"
 	"github.com/agentconform/conform/pluginconform/launch"
 	"github.com/agentconform/conform/spec"
 )
@@ -26,6 +27,7 @@ func options(t *testing.T, name string) Options {
 // observe; PL-13 alone is unverifiable, and the JSON report validates
 // against spec/report.schema.json.
 func TestReference(t *testing.T) {
+	testrace.SkipUnderRace(t)
 	rep, stats, err := Run(context.Background(), options(t, "reference"))
 	if err != nil {
 		t.Fatal(err)

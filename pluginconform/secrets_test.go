@@ -7,12 +7,14 @@ import (
 	"testing"
 
 	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/internal/testrace"
 )
 
 // A plugin that echoes its secret everywhere fails PL-24, with every place
 // named, and no report, in any format, carries the secret itself, not even
 // the stderr tail quoted when it crashes on a cancel.
 func TestSecretsNeverReachTheReport(t *testing.T) {
+	testrace.SkipUnderRace(t)
 	opt := options(t, "leaky")
 	opt.Rand = bytes.NewReader(bytes.Repeat([]byte{0x42}, 64))
 	const canary = "conform-canary-424242424242424242424242"

@@ -14,7 +14,7 @@ import (
 // scenarios where each side of each condition occurs, in a root session
 // and, for a clause that holds in every session, in a child of a tree. A
 // clause whose proof is incomplete says so in its gap, never by pretending:
-// harness/conformtest's TestClauseMap holds the map against a run of the
+// harness/conformtest's TestReferenceKernel (its clause map subtest) holds the map against a run of the
 // reference kernel and keeps the gaps to a committed allow-list that can
 // only shrink; reports/clauses.md is its coverage.
 

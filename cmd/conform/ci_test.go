@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/shard"
+	"github.com/agentconform/conform/internal/testrace"
 	"github.com/agentconform/conform/spec"
 )
 
@@ -70,6 +71,7 @@ func readJSONReport(t *testing.T, path string) *report.Report {
 // run's durations, merges to the same verdicts; merge writes every report
 // and diff finds no change; a shard alone cannot be merged.
 func TestShardMergeDiffCLI(t *testing.T) {
+	testrace.SkipUnderRace(t)
 	dir := t.TempDir()
 	p := func(n string) string { return filepath.Join(dir, n) }
 	sel := "@TA-01,@TA-02,@HD-01"
@@ -127,6 +129,7 @@ func naiveKernel(t *testing.T) string {
 // pinned to a scenario that passes is stale and fails the run only under
 // --strict-baseline; the failing scenarios leave bundles that replay.
 func TestBaselineAndBundlesCLI(t *testing.T) {
+	testrace.SkipUnderRace(t)
 	k := naiveKernel(t)
 	dir := t.TempDir()
 	p := func(n string) string { return filepath.Join(dir, n) }

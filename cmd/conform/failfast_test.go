@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/internal/testrace"
 )
 
 // --fail-fast stops on what the exit status is built from: a scenario that
@@ -44,6 +45,7 @@ func TestFailFastStopsOnlyAtTheRequireLevel(t *testing.T) {
 // failure with exit 1, a report that names where it stopped, no compliance
 // claim, and the rest not run.
 func TestFailFastRun(t *testing.T) {
+	testrace.SkipUnderRace(t)
 	k := naiveKernel(t)
 	rep := filepath.Join(t.TempDir(), "r.json")
 	code, _, errOut := conform(t, "run", "-q", "--fail-fast", "--kernel", k, "--report-json", rep)

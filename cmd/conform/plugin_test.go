@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentconform/conform/internal/testrace"
 )
 
 func TestPluginUsageErrors(t *testing.T) {
@@ -53,6 +55,7 @@ func buildRefplugin(t *testing.T) string {
 // The reference plugin through the CLI: exit 0 at every level, every
 // report written, the label the plugin profile's.
 func TestPluginCommandOnReference(t *testing.T) {
+	testrace.SkipUnderRace(t)
 	bin := buildRefplugin(t)
 	dir := t.TempDir()
 	args := []string{"plugin", "--plugin", bin, "--allow-effects", filepath.Join(dir, "scratch"), "--process-backed", "exec",

@@ -14,6 +14,7 @@ import (
 	"github.com/agentconform/conform/harness/bundle"
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/runner"
+	"github.com/agentconform/conform/internal/testrace"
 	"github.com/agentconform/conform/refkernel"
 	"github.com/agentconform/conform/refkernel/server"
 	"github.com/agentconform/conform/spec/wire"
@@ -23,6 +24,7 @@ import (
 // on a fresh kernel in a fresh folder layout, to the same failure; the
 // reference kernel, which passes them, replays to another outcome.
 func TestNaiveBundlesReplay(t *testing.T) {
+	testrace.SkipUnderRace(t)
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 not installed")

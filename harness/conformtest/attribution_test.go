@@ -10,10 +10,10 @@ import (
 	"github.com/agentconform/conform/spec"
 )
 
-// TestAttribution keeps the suite honest about which check proves what. It
-// runs the embedded suite against the reference kernel (which declares
-// every capability, so every scenario runs and every check is evaluated)
-// and fails when:
+// checkAttribution keeps the suite honest about which check proves what.
+// It reads the run of the embedded suite against the reference kernel
+// (which declares every capability, so every scenario runs and every check
+// is evaluated) that TestReferenceKernel makes, and fails when:
 //   - a check proves none of its scenario's requirements;
 //   - a scenario is tagged with a requirement none of its checks proves;
 //   - a MUST is proven only inside scenarios gated on an optional
@@ -23,13 +23,11 @@ import (
 //     pair): the declaration says more than any scenario shows, and a
 //     custom scenario tagged with that ID would get a verdict the suite
 //     never exercised.
-func TestAttribution(t *testing.T) {
+func checkAttribution(t *testing.T, r *report.Report) {
 	cat, err := spec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One run for this test and TestClauseMap (clauses_test.go).
-	r := referenceRun(t)
 	decls := declaredChecks(t)
 	provenPair := map[string]bool{} // pattern + "\x00" + ID, proven somewhere
 	ungated := map[string]bool{}    // MUSTs proven in a scenario no capability gates

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentconform/conform/harness/adapter"
 	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/internal/testrace"
 	"github.com/agentconform/conform/refkernel"
 	"github.com/agentconform/conform/refkernel/server"
 	"github.com/agentconform/conform/spec"
@@ -33,9 +34,14 @@ func serve(ctx context.Context, in io.Reader, out io.Writer) error {
 }
 
 // The reference kernel passes every requirement the suite covers, at every
-// level, and gives the same verdicts in-process and as a subprocess.
+// level, and gives the same verdicts in-process and as a subprocess. The
+// in-process run is also the one checkAttribution reads: the suite runs once
+// per way of launching the kernel, not once per assertion.
 func TestReferenceKernel(t *testing.T) {
+	testrace.SkipUnderRace(t)
 	in := TestKernel(t, adapter.InProcess{Name: "reference", Serve: serve}, Options{Require: "all"})
+	t.Run("attribution", func(t *testing.T) { checkAttribution(t, in) })
+	t.Run("clause map", func(t *testing.T) { checkClauseMap(t, in) })
 	sub := TestKernel(t, adapter.Subprocess{Argv: []string{os.Args[0]}, Env: []string{"CONFORM_SERVE_REFKERNEL=1"}}, Options{Require: "all"})
 	verdicts := func(r *report.Report) map[string]report.Status {
 		m := map[string]report.Status{}
@@ -60,4 +66,19 @@ func TestReferenceKernel(t *testing.T) {
 			t.Errorf("%s: %s", q.ID, q.Status)
 		}
 	}
+}
+
+// concurrencyTags select the scenarios whose kernel and harness code runs
+// concurrently: parallel and keyed tool calls, concurrent observers,
+// sub-agent caps and cancellation cascades, cancelled turns and tools.
+const concurrencyTags = "@TA-14,@TA-16,@TA-28,@TA-30,@HD-07,@SA-03,@SA-08,@SA-14,@DF-07,@DF-08,@DF-09"
+
+// Under the race detector the reference kernel runs in-process on the
+// scenarios where concurrency is under test (the whole suite runs without
+// -race in TestReferenceKernel, make e2e).
+func TestReferenceKernelConcurrencyUnderRace(t *testing.T) {
+	if !testrace.Enabled {
+		t.Skip("the whole suite runs in TestReferenceKernel without -race")
+	}
+	TestKernel(t, adapter.InProcess{Name: "reference", Serve: serve}, Options{Require: "all", Tags: concurrencyTags})
 }

@@ -10,8 +10,8 @@
 // It serves every requirement of the catalog: it runs the same scenarios as
 // `conform run`, over the same wire.
 //
-// Its own tests keep the suite honest: TestAttribution (every check proves
-// a requirement of its scenario) and TestClauseMap (every clause of
+// Its own tests keep the suite honest: TestReferenceKernel's attribution subtest (every check proves
+// a requirement of its scenario) and its clause map subtest (every clause of
 // spec/clauses.json has a check, both sides of each condition and, per
 // session, a check in a tree, or a known gap), which also keeps
 // reports/clauses.md current.

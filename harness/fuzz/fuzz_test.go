@@ -15,6 +15,7 @@ import (
 	"github.com/agentconform/conform/harness/driver"
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/runner"
+	"github.com/agentconform/conform/internal/testrace"
 	"github.com/agentconform/conform/refkernel"
 	"github.com/agentconform/conform/refkernel/server"
 )
@@ -28,17 +29,15 @@ func reference() adapter.Launcher {
 // cases is the number of generated sessions per property run: at least
 // 1,000 in a normal test run.
 func cases() int {
-	switch {
-	case testing.Short():
+	if testing.Short() {
 		return 100
-	case raceEnabled:
-		return 250
 	}
 	return 1000
 }
 
 // The reference kernel keeps every invariant on every generated session.
 func TestPropertiesReference(t *testing.T) {
+	testrace.SkipUnderRace(t)
 	n := cases()
 	res, err := Run(context.Background(), Options{Launcher: reference(), Cases: n})
 	if err != nil {
@@ -57,6 +56,7 @@ func TestPropertiesReference(t *testing.T) {
 // Cases that take real time: a held tool and a wall-clock bound of a tenth
 // of a second or so.
 func TestPropertiesReferenceRealTime(t *testing.T) {
+	testrace.SkipUnderRace(t)
 	if testing.Short() {
 		t.Skip("takes real time")
 	}
@@ -96,6 +96,7 @@ func TestMain(m *testing.M) {
 // checks: a shrunk failure fails the requirement of the invariant that broke
 // and no other.
 func TestAttributionOfGeneratedCases(t *testing.T) {
+	testrace.SkipUnderRace(t)
 	pool := driver.NewPool(reference())
 	defer pool.Close()
 	caps := Capabilities{CostBound: true, WallClockBound: true}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentconform/conform/internal/testrace"
 	"github.com/agentconform/conform/spec"
 )
 
@@ -16,6 +17,7 @@ import (
 // are the hostile strings; testdata/fuzz/FuzzHostileText holds what fuzzing
 // found, replayed by go test.
 func FuzzHostileText(f *testing.F) {
+	testrace.SkipUnderRace(f)
 	f.Setenv(secretTokenName, secretToken)
 	f.Setenv(secretPassName, secretPass)
 	for _, h := range hostile {

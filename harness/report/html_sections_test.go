@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentconform/conform/internal/safetext"
+	"github.com/agentconform/conform/internal/testrace"
 	"github.com/agentconform/conform/spec"
 )
 
@@ -157,6 +158,7 @@ func TestHTMLBanners(t *testing.T) {
 // TestHTMLCommittedReports: the reports under reports/ render as
 // well-formed, self-contained pages.
 func TestHTMLCommittedReports(t *testing.T) {
+	testrace.SkipUnderRace(t)
 	for _, name := range []string{"reference.json", "naive-kernel-python.json"} {
 		t.Run(name, func(t *testing.T) {
 			raw, err := os.ReadFile("../../reports/" + name)

@@ -22,6 +22,7 @@ import (
 	"github.com/agentconform/conform/harness/adapter"
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/internal/jsonrpc"
+	"github.com/agentconform/conform/internal/testrace"
 	"github.com/agentconform/conform/spec"
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -239,6 +240,7 @@ type hostileCase struct {
 // scenario gets an error verdict that says what the kernel did, the run
 // goes on to the next scenario, and no process is left behind.
 func TestHostileKernels(t *testing.T) {
+	testrace.SkipUnderRace(t)
 	if testing.Short() {
 		t.Skip("runs subprocess kernels")
 	}

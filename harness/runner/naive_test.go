@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentconform/conform/harness/adapter"
 	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/internal/testrace"
 )
 
 func repoRoot(t *testing.T) string {
@@ -24,6 +25,7 @@ func repoRoot(t *testing.T) string {
 // final-answer turn, its shape, the status naming the bound) is not reached:
 // TA-02 fails, TA-08, TA-20 and TA-21 are not tested.
 func TestNaivePythonKernel(t *testing.T) {
+	testrace.SkipUnderRace(t)
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 not installed")

@@ -114,7 +114,12 @@ func (s *Scenario) invariant(id string) error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
-	v := s.walk()
+	// Every invariant of a case reads the same walk: it is made once per
+	// state of the log, not once per check (issue 25).
+	if seq := s.World.Log.Seq(); s.walked.bad == nil || s.walkedSeq != seq {
+		s.walked, s.walkedSeq = s.walk(), seq
+	}
+	v := s.walked
 	if msgs := v.bad[id]; len(msgs) > 0 {
 		return fmt.Errorf("%s", strings.Join(msgs, "\n"))
 	}

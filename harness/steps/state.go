@@ -113,6 +113,11 @@ type Scenario struct {
 	watchers []func(ctx context.Context, cut func(why string))
 	cutMu    sync.Mutex
 	cutWhy   string
+
+	// walked is the invariants' judgement of the log as it stood at
+	// walkedSeq (invariants.go).
+	walked    verdicts
+	walkedSeq int
 }
 
 // cutReason says why the harness ended the run early; "" when it did not.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/internal/testrace"
 	"github.com/agentconform/conform/refkernel/hooks"
 	"github.com/agentconform/conform/refkernel/loop"
 )
@@ -19,9 +20,7 @@ import (
 // transformed messages that was never HD-17's. Undeclared, the reading is
 // the specification's: the same kernel fails those rows as before.
 func TestObserveOnlyHooksFailOnlyTheirOwn(t *testing.T) {
-	if raceEnabled {
-		t.Skip("runs the suite end to end; make mutants runs it without -race")
-	}
+	testrace.SkipUnderRace(t)
 	const tags = "@HD-01,@HD-02,@HD-05,@HD-06,@HD-10,@HD-17"
 	declared := run(t, "observe-only-declared", ignoringParts(), tags,
 		declare("hooks.transforms", "observe_only"))

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/internal/testrace"
 	"github.com/agentconform/conform/refkernel/loop"
 )
 
@@ -13,9 +14,7 @@ import (
 // Go frameworks, whose TA-06 costs were summed over "turn 0" and whose
 // PA-14 was left not tested.
 func TestNoContextStepFailsOnlyItsOwn(t *testing.T) {
-	if raceEnabled {
-		t.Skip("runs the suite end to end; make mutants runs it without -race")
-	}
+	testrace.SkipUnderRace(t)
 	parts := loop.DefaultParts()
 	parts.Steps = loop.Without(loop.DefaultSteps(), loop.StepContextAssemble)
 	r := run(t, "no-context-step", parts, "@TA-06,@PA-14,@PA-01,@TA-01")

@@ -1,0 +1,154 @@
+// Command bench is make bench (issue 25): it measures the speed figures the
+// README states, in one run, each as a ratio against its baseline:
+//
+//   - the whole suite (--slow) against the reference kernel as a subprocess,
+//     against its longest scenario (the floor: the suite cannot end sooner);
+//   - wire round trips with schema validation against the same pipe without
+//     it, 32 requests in flight (harness/driver's pipelined benchmark);
+//   - conform fuzz sessions per second in-process and over the wire (the
+//     reference kernel as a subprocess), against the targets 200/s and 50/s;
+//   - mutation campaign time per mutant (a seeded sample, schemata), against
+//     one whole-suite run.
+//
+// Timings depend on the machine and its load: the load average is printed
+// beside them. Nothing here is a verdict.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	bin := flag.String("bin", "bin/conform", "the conform binary (make build)")
+	out := flag.String("out", "reports/tmp/bench", "scratch folder")
+	cases := flag.Int("cases", 400, "fuzz sessions per figure")
+	sample := flag.Int("sample", 1, "mutants per refkernel package in the campaign sample (0: skip the campaign figure)")
+	flag.Parse()
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		fail(err)
+	}
+	fmt.Printf("make bench: %s, load average %s\n", time.Now().UTC().Format(time.RFC3339), loadavg())
+
+	suite, longest := suiteFigure(*bin, *out)
+	fmt.Printf("%-44s %8.1f s, longest scenario %.1f s: %.2fx\n", "suite (--slow) vs its longest scenario", suite.Seconds(), longest.Seconds(), suite.Seconds()/longest.Seconds())
+
+	v, nv := wireFigure()
+	fmt.Printf("%-44s %8.0f /s validated, %.0f /s not: %.2fx\n", "wire round trips, pipelined", v, nv, v/nv)
+
+	in := fuzzFigure(*bin, "", *cases)
+	fmt.Printf("%-44s %8.1f /s: %.2fx of the 200/s target\n", "fuzz sessions, in-process", in, in/200)
+	wire := fuzzFigure(*bin, *bin+" kernel", *cases)
+	fmt.Printf("%-44s %8.1f /s: %.2fx of the 50/s target\n", "fuzz sessions, over the wire", wire, wire/50)
+
+	if *sample > 0 {
+		per, n := campaignFigure(*out, *sample)
+		fmt.Printf("%-44s %8.1f s per mutant (%d mutants): %.2fx of one suite run\n", "mutation campaign sample (schemata, -j 2)", per.Seconds(), n, per.Seconds()/suite.Seconds())
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "bench:", err)
+	os.Exit(2)
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
+}
+
+// run runs a command and returns its combined output and wall-clock time.
+// Exit status 1 (a failing verdict) is not an error of the bench.
+func run(env []string, name string, args ...string) (string, time.Duration) {
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	start := time.Now()
+	b, err := cmd.CombinedOutput()
+	d := time.Since(start)
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() > 1 {
+			fail(fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, b))
+		}
+	}
+	return string(b), d
+}
+
+func suiteFigure(bin, out string) (time.Duration, time.Duration) {
+	path := filepath.Join(out, "suite.json")
+	_, took := run(nil, bin, "run", "--kernel", bin+" kernel", "--slow", "-q", "--report-json", path)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		fail(err)
+	}
+	var r struct {
+		Scenarios []struct {
+			DurationMS float64 `json:"duration_ms"`
+		} `json:"scenarios"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		fail(err)
+	}
+	longest := 0.0
+	for _, s := range r.Scenarios {
+		longest = max(longest, s.DurationMS)
+	}
+	return took, time.Duration(longest * float64(time.Millisecond))
+}
+
+var perSecond = regexp.MustCompile(`([0-9.]+) roundtrips/s`)
+
+func wireFigure() (validated, plain float64) {
+	bench := func(env []string) float64 {
+		o, _ := run(env, "go", "test", "-run", "^$", "-bench", "WireRoundTripPipelined$", "-benchtime", "3s", "-count", "1", "./harness/driver/")
+		m := perSecond.FindStringSubmatch(o)
+		if m == nil {
+			fail(fmt.Errorf("no roundtrips/s in:\n%s", o))
+		}
+		f, _ := strconv.ParseFloat(m[1], 64)
+		return f
+	}
+	return bench(nil), bench([]string{"CONFORM_BENCH_NOVALIDATE=1"})
+}
+
+var sessions = regexp.MustCompile(`(\d+) generated sessions kept every invariant \(([^)]+)\)`)
+
+func fuzzFigure(bin, kernel string, cases int) float64 {
+	args := []string{"fuzz", "--cases", strconv.Itoa(cases), "--seed", "1", "--real-time=false", "--out", os.TempDir()}
+	if kernel != "" {
+		args = append(args, "--kernel", kernel)
+	}
+	o, _ := run(nil, bin, args...)
+	m := sessions.FindStringSubmatch(o)
+	if m == nil {
+		fail(fmt.Errorf("conform fuzz did not pass:\n%s", o))
+	}
+	n, _ := strconv.Atoi(m[1])
+	d, err := time.ParseDuration(m[2])
+	if err != nil {
+		fail(err)
+	}
+	return float64(n) / d.Seconds()
+}
+
+func campaignFigure(out string, sample int) (time.Duration, int) {
+	journal := filepath.Join(out, "mutation.jsonl")
+	_ = os.Remove(journal)
+	_, took := run(nil, "go", "run", "./cmd/mutate", "-sample", strconv.Itoa(sample), "-j", "2", "-out", "", "-q", "-journal", journal)
+	raw, err := os.ReadFile(journal)
+	if err != nil {
+		fail(err)
+	}
+	n := strings.Count(strings.TrimSpace(string(raw)), "\n") + 1
+	return took / time.Duration(n), n
+}
