@@ -265,4 +265,3 @@ func (s *server) antStream(w http.ResponseWriter, model string, rp reply) {
 		"usage": map[string]any{"output_tokens": rp.usage.OutputTokens}})
 	out.event("message_stop", map[string]any{"type": "message_stop"})
 }
-
