@@ -247,7 +247,9 @@ func TestNoSessionIsVisible(t *testing.T) {
 }
 
 func TestBadToolListsAreErrors(t *testing.T) {
-	inv := func(context.Context, string, json.RawMessage) (wire.ToolInvokeResult, error) { return wire.ToolInvokeResult{}, nil }
+	inv := func(context.Context, string, json.RawMessage) (wire.ToolInvokeResult, error) {
+		return wire.ToolInvokeResult{}, nil
+	}
 	for name, tools := range map[string][]wire.ToolSchema{
 		"duplicate":   {{Name: "a"}, {Name: "a"}},
 		"array input": {{Name: "a", InputSchema: map[string]any{"type": "array"}}},
@@ -298,7 +300,7 @@ func TestStdio(t *testing.T) {
 
 func TestRender(t *testing.T) {
 	for _, c := range []struct {
-		out, text string
+		out, text  string
 		structured bool
 	}{
 		{``, "", false},
