@@ -23,8 +23,14 @@ type Event struct {
 	Point string `json:"point,omitempty"`
 	Exact bool   `json:"exact,omitempty"`
 	// SessionID is the agent's own session id (not conform's).
-	SessionID  string          `json:"session_id,omitempty"`
-	ToolName   string          `json:"tool_name,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	// ToolUseID is the agent's id of the call (Claude Code, Codex).
+	ToolUseID string `json:"tool_use_id,omitempty"`
+	ToolName  string `json:"tool_name,omitempty"`
+	// MCPServer and MCPTool name an MCP tool as Gemini CLI's mcp_context
+	// does; for the others see StripMCP.
+	MCPServer  string          `json:"mcp_server,omitempty"`
+	MCPTool    string          `json:"mcp_tool,omitempty"`
 	ToolInput  json.RawMessage `json:"tool_input,omitempty"`
 	ToolOutput json.RawMessage `json:"tool_output,omitempty"`
 	Prompt     string          `json:"prompt,omitempty"`
@@ -121,8 +127,13 @@ func StripMCP(toolName, server string) (string, bool) {
 // parseEvent reads the fields the three agents share from the stdin JSON.
 func parseEvent(agent, agentEvent string, raw json.RawMessage) (Event, error) {
 	var in struct {
-		SessionID    string          `json:"session_id"`
-		ToolName     string          `json:"tool_name"`
+		SessionID  string `json:"session_id"`
+		ToolUseID  string `json:"tool_use_id"`
+		ToolName   string `json:"tool_name"`
+		MCPContext struct {
+			ServerName string `json:"server_name"`
+			ToolName   string `json:"tool_name"`
+		} `json:"mcp_context"`
 		ToolInput    json.RawMessage `json:"tool_input"`
 		ToolResponse json.RawMessage `json:"tool_response"`
 		Prompt       string          `json:"prompt"`
@@ -133,7 +144,8 @@ func parseEvent(agent, agentEvent string, raw json.RawMessage) (Event, error) {
 	m, _ := PointOf(agent, agentEvent)
 	return Event{
 		Agent: agent, AgentEvent: agentEvent, Point: m.Point, Exact: m.Exact,
-		SessionID: in.SessionID, ToolName: in.ToolName, ToolInput: in.ToolInput,
+		SessionID: in.SessionID, ToolUseID: in.ToolUseID, ToolName: in.ToolName,
+		MCPServer: in.MCPContext.ServerName, MCPTool: in.MCPContext.ToolName, ToolInput: in.ToolInput,
 		ToolOutput: in.ToolResponse, Prompt: in.Prompt, Raw: raw,
 	}, nil
 }

@@ -62,7 +62,7 @@ func run(t *testing.T, url, agent, event, stdin string, extra ...string) (int, s
 	return code, out.String(), errb.String()
 }
 
-const preToolStdin = `{"session_id":"agent-s1","hook_event_name":"PreToolUse","tool_name":"mcp__conform__write","tool_input":{"path":"c.txt"}}`
+const preToolStdin = `{"session_id":"agent-s1","hook_event_name":"PreToolUse","tool_use_id":"toolu_1","tool_name":"mcp__conform__write","tool_input":{"path":"c.txt"}}`
 
 func TestRelayCarriesEventAndDecision(t *testing.T) {
 	rec := &recorder{}
@@ -82,7 +82,7 @@ func TestRelayCarriesEventAndDecision(t *testing.T) {
 			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"path":"d.txt"}}}`, wire.PointPreToolCall},
 		{"claude post-tool block", AgentClaudeCode, "PostToolUse", `{"tool_name":"mcp__conform__read","tool_input":{},"tool_response":"abc"}`, Decision{Outcome: Deny, Reason: "leak"}, 0,
 			`{"decision":"block","reason":"leak"}`, wire.PointPostToolCall},
-		{"gemini deny before-tool", AgentGemini, "BeforeTool", `{"tool_name":"mcp__conform__write","tool_input":{"path":"c.txt"}}`, Decision{Outcome: Deny, Reason: "no"}, 0,
+		{"gemini deny before-tool", AgentGemini, "BeforeTool", `{"tool_name":"mcp__conform__write","tool_input":{"path":"c.txt"},"mcp_context":{"server_name":"conform","tool_name":"write"}}`, Decision{Outcome: Deny, Reason: "no"}, 0,
 			`{"decision":"deny","reason":"no"}`, wire.PointPreToolCall},
 		{"gemini changed input", AgentGemini, "BeforeTool", `{"tool_name":"mcp__conform__write","tool_input":{"path":"c.txt"}}`, Decision{Outcome: Changed, Payload: json.RawMessage(`{"path":"e.txt"}`)}, 0,
 			`{"hookSpecificOutput":{"tool_input":{"path":"e.txt"}}}`, wire.PointPreToolCall},
@@ -111,8 +111,14 @@ func TestRelayCarriesEventAndDecision(t *testing.T) {
 	rec.mu.Lock()
 	first := rec.events[0]
 	rec.mu.Unlock()
-	if first.ToolName != "mcp__conform__write" || string(first.ToolInput) != `{"path":"c.txt"}` || first.SessionID != "agent-s1" || !first.Exact {
+	if first.ToolName != "mcp__conform__write" || string(first.ToolInput) != `{"path":"c.txt"}` || first.SessionID != "agent-s1" || first.ToolUseID != "toolu_1" || !first.Exact {
 		t.Errorf("PreToolUse event parsed as %+v", first)
+	}
+	rec.mu.Lock()
+	gem := rec.events[4]
+	rec.mu.Unlock()
+	if gem.AgentEvent != "BeforeTool" || gem.MCPServer != "conform" || gem.MCPTool != "write" {
+		t.Errorf("Gemini's mcp_context not read: %+v", gem)
 	}
 	if tool, ok := StripMCP(first.ToolName, "conform"); !ok || tool != "write" {
 		t.Errorf("StripMCP = %q %v", tool, ok)
