@@ -33,6 +33,7 @@ type Options struct {
 // Server is one session's MCP server.
 type Server struct {
 	mcp      *mcp.Server
+	http     http.Handler
 	invoke   Invoker
 	sessions atomic.Int64
 	calls    atomic.Int64
@@ -73,6 +74,7 @@ func New(tools []wire.ToolSchema, invoke Invoker, opts Options) (*Server, error)
 		}
 		s.mcp.AddTool(tool, s.handler(t.Name))
 	}
+	s.http = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
 	return s, nil
 }
 
@@ -159,10 +161,9 @@ func clip(b []byte) string {
 }
 
 // Handler serves MCP over Streamable HTTP (one server, a session per
-// client). Mount it at the URL the agent's config names.
-func (s *Server) Handler() http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
-}
+// client; the same handler every call, so sessions are never split).
+// Mount it at the URL the agent's config names.
+func (s *Server) Handler() http.Handler { return s.http }
 
 // ServeStdio serves one client over newline-delimited JSON on in/out (MCP's
 // stdio transport) until the client goes or ctx ends.
