@@ -50,7 +50,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case *timeout <= 0:
 		return out(failure(*agent, *event, fmt.Sprintf("--timeout %v is not positive", *timeout)))
 	}
-	in, err := io.ReadAll(io.LimitReader(stdin, maxBody+1))
+	in, err := readStdin(stdin, *timeout)
 	switch {
 	case err != nil:
 		return out(failure(*agent, *event, fmt.Sprintf("reading stdin: %v", err)))
@@ -118,4 +118,27 @@ func forward(url string, timeout time.Duration, env envelope) (Decision, error) 
 		return Decision{}, errors.New("the agent kernel answered changed with no payload")
 	}
 	return d, nil
+}
+
+// readStdin reads the hook's input within the timeout: an agent that never
+// closes the relay's stdin must not hang it (the reading goroutine is left
+// behind; the relay process exits right after).
+func readStdin(r io.Reader, timeout time.Duration) ([]byte, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(r, maxBody+1))
+		ch <- result{b, err}
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case res := <-ch:
+		return res.b, res.err
+	case <-t.C:
+		return nil, fmt.Errorf("stdin was not closed within %v", timeout)
+	}
 }

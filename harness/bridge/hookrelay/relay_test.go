@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http/httptest"
 	"os"
@@ -195,6 +196,24 @@ func TestRelayNeverHangs(t *testing.T) {
 	}
 	if code != 2 || !strings.Contains(errOut, "did not answer within 100ms") {
 		t.Errorf("exit %d stderr %q; want a closed failure naming the timeout", code, errOut)
+	}
+}
+
+func TestRelayNeverHangsOnAnOpenStdin(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	var out, errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Main([]string{"--url", "http://127.0.0.1:1/", "--agent", AgentGemini, "--event", "AfterTool", "--timeout", "100ms"}, pr, &out, &errb)
+	}()
+	select {
+	case code := <-done:
+		if code != 1 || !strings.Contains(errb.String(), "stdin was not closed within 100ms") {
+			t.Errorf("exit %d stderr %q", code, errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the relay hung on a stdin the agent never closed")
 	}
 }
 
