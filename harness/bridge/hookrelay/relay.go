@@ -50,6 +50,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case *timeout <= 0:
 		return out(failure(*agent, *event, fmt.Sprintf("--timeout %v is not positive", *timeout)))
 	}
+	// One deadline for the whole relay, stdin and forward together, so the
+	// agent's own hook timeout (set above it) never fires first.
+	deadline := time.Now().Add(*timeout)
 	in, err := readStdin(stdin, *timeout)
 	switch {
 	case err != nil:
@@ -59,7 +62,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case !json.Valid(in):
 		return out(failure(*agent, *event, "stdin is not JSON"))
 	}
-	d, err := forward(*url, *timeout, envelope{Agent: *agent, Event: *event, Input: in})
+	d, err := forward(*url, deadline, *timeout, envelope{Agent: *agent, Event: *event, Input: in})
 	if err != nil {
 		return out(failure(*agent, *event, err.Error()))
 	}
@@ -76,12 +79,12 @@ func failure(agent, event, msg string) Output {
 	return Output{Stderr: msg, Code: exitFailed}
 }
 
-func forward(url string, timeout time.Duration, env envelope) (Decision, error) {
+func forward(url string, deadline time.Time, timeout time.Duration, env envelope) (Decision, error) {
 	body, err := json.Marshal(env)
 	if err != nil {
 		return Decision{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
