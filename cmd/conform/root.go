@@ -25,5 +25,6 @@ frontend providers, drives the kernel over the conform.wire/v1 protocol
 	root.AddCommand(newRunCmd(), newListCmd(), newExplainCmd(), newKernelCmd(), newFuzzCmd(), newVersionCmd())
 	root.AddCommand(newBaselineCmd(), newDiffCmd(), newMergeCmd(), newReplayCmd())
 	root.AddCommand(newPluginCmd())
+	root.AddCommand(newTraceCmd(), newHookRelayCmd())
 	return root
 }
