@@ -92,8 +92,10 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 		_, _ = sweep(r.marker(), cmd.Process.Pid, 5*time.Second)
 		err = <-done
 	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	// Sweep before killing the group, so that a helper still running is
+	// seen and named; then the group, for one that cleared its marker.
 	left, sweepErr := sweep(r.marker(), cmd.Process.Pid, 5*time.Second)
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	r.mu.Lock()
 	obs := append([]string(nil), r.observed...)
 	problems := append([]string(nil), r.problems...)
@@ -113,19 +115,26 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 		}
 		return wire.RunSessionResult{}, kernelkit.Errorf(wire.CodeInternal, "%s", msg)
 	}
-	switch {
-	case why != "":
-		return fail(why)
-	case len(problems) > 0:
-		return fail("sent what its dialect does not allow: " + strings.Join(problems, "; "))
-	case len(left) > 0:
-		return fail(fmt.Sprintf("left %d process(es) running after it exited (%s), ended by the bridge", len(left), strings.Join(left, ", ")))
-	case sweepErr != nil:
-		return fail(sweepErr.Error())
+	// Everything the agent did wrong is named, in one error.
+	var what []string
+	if why != "" {
+		what = append(what, why)
+	}
+	if len(problems) > 0 {
+		what = append(what, "sent what its dialect does not allow: "+strings.Join(problems, "; "))
 	}
 	res, ok := r.result(out.lines())
-	if !ok {
-		return fail(fmt.Sprintf("exited (%s) without its result line (%s)", status, describe(pr.Result.Line)))
+	if !ok && why == "" {
+		what = append(what, fmt.Sprintf("exited (%s) without its result line (%s)", status, describe(pr.Result.Line)))
+	}
+	if len(left) > 0 {
+		what = append(what, fmt.Sprintf("left %d process(es) running after it exited (%s), ended by the bridge", len(left), strings.Join(left, ", ")))
+	}
+	if sweepErr != nil {
+		what = append(what, sweepErr.Error())
+	}
+	if len(what) > 0 {
+		return fail(strings.Join(what, "; and "))
 	}
 	res.Turns = turns
 	return res, nil

@@ -120,7 +120,7 @@ func sweep(marker string, agent int, limit time.Duration) (left []string, err er
 				alive++
 				if !seen[m.pid] {
 					seen[m.pid] = true
-					left = append(left, fmt.Sprintf("pid %d (%s)", m.pid, m.comm))
+					left = append(left, fmt.Sprintf("pid %d (%s)", m.pid, cmdline(m)))
 				}
 				_ = unix.Kill(m.pid, unix.SIGKILL)
 			}
@@ -137,4 +137,17 @@ func sweep(marker string, agent int, limit time.Duration) (left []string, err er
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// cmdline is a process's command line, clipped, or its name.
+func cmdline(p procInfo) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/cmdline")
+	if err != nil || len(b) == 0 {
+		return p.comm
+	}
+	s := strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
+	if len(s) > 120 {
+		s = s[:120] + "..."
+	}
+	return s
 }
