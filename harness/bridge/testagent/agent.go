@@ -21,8 +21,8 @@ var Misbehaviours = []string{"bad-request", "half-request", "hang", "exit-early"
 
 type config struct {
 	dialect, baseURL, mcpURL, prompt, model, misbehave string
-	maxTurns                                          int
-	stream                                            bool
+	maxTurns                                           int
+	stream                                             bool
 }
 
 // Main is `conform test-agent`.
