@@ -204,6 +204,14 @@ bench-micro:
 clean:
 	rm -rf bin $(REPORTS)/tmp
 
+# Real coding agents through the bridge (conform agent): installs each
+# profile's pinned npm package into .agents/ (ignored) and runs the suite
+# against it inside a network namespace; skips an agent with the reason
+# where node, npm, the package or a namespace is missing.
+.PHONY: agents
+agents: build
+	CONFORM=$(BIN) scripts/agents.sh
+
 # The plugin profile (conform plugin). "make plugin" checks the reference
 # plugin (refplugin) through the real go-plugin launch, every PL
 # requirement at every level; "make plugin-mutants" runs the plugin kill

@@ -27,5 +27,7 @@ frontend providers, drives the kernel over the conform.wire/v1 protocol
 	root.AddCommand(newBaselineCmd(), newDiffCmd(), newMergeCmd(), newReplayCmd())
 	root.AddCommand(newPluginCmd())
 	root.AddCommand(newReportCmd())
+	root.AddCommand(newTraceCmd(), newHookRelayCmd())
+	root.AddCommand(newAgentCmd(), newAgentKernelCmd(), newTestAgentCmd())
 	return root
 }

@@ -20,10 +20,7 @@ func (s *Scenario) hookSpans() error {
 		return err
 	}
 	ix := s.spanIndex()
-	children := map[string][]wire.Span{}
-	for _, sp := range ix.role(wire.RoleHookSubscribe) {
-		children[sp.ParentSpanID] = append(children[sp.ParentSpanID], sp)
-	}
+	children := ix.childrenOf(wire.RoleHookSubscribe)
 	chains := s.hookChains("")
 	if len(chains) == 0 {
 		return notReached("the kernel sent no hook/dispatch to check")
@@ -91,7 +88,7 @@ func (s *Scenario) hookSpansInTurns() error {
 			if !(sp.StartUnixNano <= c[0].Start.UnixNano()+int64(spanSlack) && sp.EndUnixNano >= c[0].End.UnixNano()-int64(spanSlack)) {
 				continue
 			}
-			if t, found := ix.ancestor(sp, wire.RoleTurn); found && within(sp, t) {
+			if ix.inTurn(sp) {
 				ok = true
 				break
 			}

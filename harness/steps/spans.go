@@ -39,16 +39,37 @@ type spanIndex struct {
 	spans []wire.Span
 }
 
-func (s *Scenario) spanIndex() spanIndex {
+func (s *Scenario) spanIndex() spanIndex { return newSpanIndex(s.World.Spans(), s.SessionID) }
+
+// newSpanIndex indexes the spans of one session. It needs no recorded
+// requests, so the offline trace check (CheckTrace) uses it too.
+func newSpanIndex(all []wire.Span, session string) spanIndex {
 	ix := spanIndex{byID: map[string]wire.Span{}}
-	for _, sp := range s.World.Spans() {
-		if sp.SessionID != s.SessionID {
+	for _, sp := range all {
+		if sp.SessionID != session {
 			continue
 		}
 		ix.spans = append(ix.spans, sp)
 		ix.byID[sp.SpanID] = sp
 	}
 	return ix
+}
+
+// inTurn says whether sp lies within the nearest turn span above it: the
+// nesting every model call, tool execution, policy chain and in-turn hook
+// chain must show (TA-17, HD-13).
+func (ix spanIndex) inTurn(sp wire.Span) bool {
+	t, found := ix.ancestor(sp, wire.RoleTurn)
+	return found && within(sp, t)
+}
+
+// childrenOf groups the spans of a role by their parent span id.
+func (ix spanIndex) childrenOf(role string) map[string][]wire.Span {
+	out := map[string][]wire.Span{}
+	for _, sp := range ix.role(role) {
+		out[sp.ParentSpanID] = append(out[sp.ParentSpanID], sp)
+	}
+	return out
 }
 
 func (ix spanIndex) role(r string) []wire.Span {
@@ -115,7 +136,7 @@ func (s *Scenario) coveredBy(method, role string) error {
 			if !covers(sp, e) {
 				continue
 			}
-			if t, found := ix.ancestor(sp, wire.RoleTurn); found && within(sp, t) {
+			if ix.inTurn(sp) {
 				ok = true
 				break
 			}

@@ -1,0 +1,137 @@
+package bridge
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentconform/conform/harness/bridge/testagent"
+	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/harness/runner"
+	"github.com/agentconform/conform/kernelkit"
+)
+
+// The test binary doubles as the test agent: the profiles run
+// "{conform} test-agent ...", and {conform} is this binary here.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "test-agent" {
+		os.Exit(testagent.Main(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func profile(t *testing.T, dialect string, extra ...string) *Profile {
+	t.Helper()
+	p, err := LoadProfile(filepath.Join("..", "..", "testdata", "profiles", "testagent-"+dialect+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Command = append(p.Command, extra...)
+	p.TimeoutS = 20
+	return p
+}
+
+func suite(t *testing.T, p *Profile, tags string) *report.Report {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := kernelkit.Launcher("bridge", func() kernelkit.Kernel {
+		return &Kernel{Profile: p, Conform: self, Version: "test"}
+	})
+	r, err := runner.Run(context.Background(), runner.Options{Launcher: l, Tags: tags, Concurrency: 2, ScenarioTimeout: 60 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Scenarios) == 0 {
+		t.Fatalf("no scenario selected by %s", tags)
+	}
+	return r
+}
+
+// A well-behaved agent of every dialect reaches the scripted tools through
+// MCP: the recorded log holds its model requests and tool invokes, and no
+// scenario errs.
+func TestAgentsOfEveryDialectRunThroughTheBridge(t *testing.T) {
+	for _, d := range []string{"anthropic", "openai-chat", "openai-responses", "gemini"} {
+		t.Run(d, func(t *testing.T) {
+			r := suite(t, profile(t, d), "@TA-01")
+			for _, s := range r.Scenarios {
+				if s.Status == report.Error {
+					t.Errorf("%s: error: %s", s.Name, s.Failure)
+				}
+			}
+			joined := strings.Join(r.Scenarios[0].Log, "\n")
+			if len(r.Scenarios[0].Log) > 0 && (!strings.Contains(joined, "model/stream") || !strings.Contains(joined, "invoke ")) {
+				t.Errorf("log lacks model/stream or tool/invoke:\n%s", joined)
+			}
+		})
+	}
+}
+
+// Every misbehaviour ends the session in an error naming what the agent
+// did, and no process of the agent is left.
+func TestMisbehavingAgentsEndInAClearError(t *testing.T) {
+	for _, tc := range []struct{ misbehave, want string }{
+		{"bad-request", "does not allow"},
+		{"exit-early", "exited (status 3) without its result line"},
+		{"fork-helper", "(sleep 3600)), ended by the bridge"},
+		{"hang", "hung"},
+		{"flood", "flooded its output"},
+	} {
+		t.Run(tc.misbehave, func(t *testing.T) {
+			p := profile(t, "anthropic", "--misbehave", tc.misbehave)
+			if tc.misbehave == "hang" {
+				p.TimeoutS = 1
+			}
+			r := suite(t, p, "@TA-01")
+			for _, s := range r.Scenarios {
+				if s.Status != report.Error || !strings.Contains(s.Failure, tc.want) {
+					t.Errorf("%s: %s %q, want error naming %q", s.Name, s.Status, s.Failure, tc.want)
+				}
+			}
+			if left := agentProcesses(); len(left) > 0 {
+				t.Errorf("processes left: %v", left)
+			}
+		})
+	}
+}
+
+// agentProcesses are the live processes carrying the run marker.
+func agentProcesses() []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !strings.Contains(string(env), runMarker+"=") {
+			continue
+		}
+		if p, ok := readProc(pid); ok && !p.zombie {
+			out = append(out, p.comm)
+		}
+	}
+	return out
+}
+
+func TestProfileCheck(t *testing.T) {
+	for _, bad := range []Profile{
+		{Name: "x", Dialect: "cobol", Command: []string{"a"}},
+		{Name: "x", Dialect: "anthropic"},
+		{Name: "x", Dialect: "anthropic", Command: []string{"{nope}"}},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Files: map[string]string{"/etc/passwd": ""}},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, NotTurns: []NotTurn{{Match: "sometimes", Answer: "x"}}},
+	} {
+		if err := bad.Check(); err == nil {
+			t.Errorf("%+v: want an error", bad)
+		}
+	}
+}

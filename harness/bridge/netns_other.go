@@ -1,0 +1,19 @@
+//go:build !linux
+
+package bridge
+
+import "errors"
+
+var errNoNetns = errors.New("network namespaces exist only on Linux")
+
+// LoopbackUp is Linux only.
+func LoopbackUp() error { return errNoNetns }
+
+// Interfaces is Linux only.
+func Interfaces() ([]string, error) { return nil, errNoNetns }
+
+// Isolation is Linux only.
+func Isolation() (string, error) { return "", errNoNetns }
+
+// CanUnshareNet is Linux only.
+func CanUnshareNet() error { return errNoNetns }

@@ -1,0 +1,153 @@
+package bridge
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The agent kernel is a child subreaper: what an agent forks and abandons
+// (a daemon after setsid, a double fork) is re-parented to it, not to init,
+// so the kernel can find it. Every agent process carries runMarker=ID in
+// its environment; after the agent exits, the kernel kills and reaps every
+// process carrying its run's marker or descending from the agent, and
+// names the ones it found (a helper left behind is the agent's
+// misbehaviour).
+
+const runMarker = "CONFORM_AGENT_RUN"
+
+var subreaperOnce sync.Once
+
+func enableSubreaper() {
+	subreaperOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+}
+
+type procInfo struct {
+	pid, ppid int
+	comm      string
+	zombie    bool
+}
+
+func readProc(pid int) (procInfo, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procInfo{}, false
+	}
+	s := string(b)
+	l, r := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if l < 0 || r < l {
+		return procInfo{}, false
+	}
+	f := strings.Fields(s[r+1:])
+	if len(f) < 2 {
+		return procInfo{}, false
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return procInfo{pid: pid, ppid: ppid, comm: s[l+1 : r], zombie: f[0] == "Z"}, true
+}
+
+func hasMarker(pid int, marker string) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	for _, kv := range bytes.Split(b, []byte{0}) {
+		if string(kv) == marker {
+			return true
+		}
+	}
+	return false
+}
+
+// members are the live processes of one run: carrying the marker, or
+// descending from a known member.
+func members(marker string, seed map[int]bool) []procInfo {
+	ents, _ := os.ReadDir("/proc")
+	all := map[int]procInfo{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if p, ok := readProc(pid); ok {
+			all[pid] = p
+		}
+	}
+	in := map[int]bool{}
+	for pid := range all {
+		if seed[pid] || hasMarker(pid, marker) {
+			in[pid] = true
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for pid, p := range all {
+			if !in[pid] && in[p.ppid] && p.ppid != os.Getpid() {
+				in[pid], changed = true, true
+			}
+		}
+	}
+	var out []procInfo
+	for pid := range in {
+		if pid != os.Getpid() {
+			out = append(out, all[pid])
+		}
+	}
+	return out
+}
+
+// sweep kills every process of the run but the agent itself (which the
+// caller waits for) and reaps the ones this process adopted; it returns
+// what it found alive.
+func sweep(marker string, agent int, limit time.Duration) (left []string, err error) {
+	seen := map[int]bool{}
+	deadline := time.Now().Add(limit)
+	for {
+		ms := members(marker, map[int]bool{agent: true})
+		alive := 0
+		for _, m := range ms {
+			if m.pid == agent {
+				continue
+			}
+			if !m.zombie {
+				alive++
+				if !seen[m.pid] {
+					seen[m.pid] = true
+					left = append(left, fmt.Sprintf("pid %d (%s)", m.pid, cmdline(m)))
+				}
+				_ = unix.Kill(m.pid, unix.SIGKILL)
+			}
+			if m.ppid == os.Getpid() {
+				var ws syscall.WaitStatus
+				_, _ = syscall.Wait4(m.pid, &ws, syscall.WNOHANG, nil)
+			}
+		}
+		if alive == 0 {
+			return left, nil
+		}
+		if time.Now().After(deadline) {
+			return left, fmt.Errorf("processes of the agent still alive after %v", limit)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// cmdline is a process's command line, clipped, or its name.
+func cmdline(p procInfo) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/cmdline")
+	if err != nil || len(b) == 0 {
+		return p.comm
+	}
+	s := strings.TrimSpace(strings.ReplaceAll(string(b), "\x00", " "))
+	if len(s) > 120 {
+		s = s[:120] + "..."
+	}
+	return s
+}

@@ -1,0 +1,238 @@
+package bridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/agentconform/conform/harness/bridge/dialect"
+)
+
+// Profile is one agent's launch profile: a declarative file a user writes to
+// add an agent, no code.
+type Profile struct {
+	Name    string `json:"name"`
+	Comment string `json:"comment,omitempty"`
+	// Package is how `make agents` installs the agent: an npm package at a
+	// pinned version and the binary it provides.
+	Package *Package `json:"package,omitempty"`
+	// Dialect is the model API the agent speaks (dialect.Names).
+	Dialect string `json:"dialect"`
+	// Model is the model name the agent is told to use.
+	Model string `json:"model"`
+	// Command is the headless command line. Placeholders: {instruction}
+	// {max_turns} {mcp_config} {hooks_config} {model} {base_url} {mcp_url}
+	// {home} {workdir} {conform} {bin}.
+	Command []string `json:"command"`
+	// Env is the agent's environment besides HOME, PATH and the locale
+	// (telemetry and update checks off, the fake base URL and a dummy key).
+	// Nothing of the user's environment reaches the agent.
+	Env map[string]string `json:"env,omitempty"`
+	// Files are written before the agent starts: path (placeholders
+	// allowed, under {home} or {workdir}) to content (placeholders too).
+	Files map[string]string `json:"files,omitempty"`
+	// MCPConfig is the content of {mcp_config}, a file in the scratch
+	// folder (placeholders allowed); empty: none.
+	MCPConfig string `json:"mcp_config,omitempty"`
+	// HooksConfig is the content of {hooks_config}; empty: none.
+	HooksConfig string `json:"hooks_config,omitempty"`
+	// MCPServerName names the MCP server to the agent (default "conform");
+	// ToolPrefix is how the agent names its tools (default
+	// "mcp__conform__"): a tool offered without it is the agent's own.
+	MCPServerName string `json:"mcp_server_name,omitempty"`
+	ToolPrefix    string `json:"tool_prefix,omitempty"`
+	// Bounds maps a session bound to the arguments that set it, appended
+	// to Command when the session has the bound: "max_turns":
+	// ["--max-turns", "{max_turns}"]. A bound missing here is one the agent
+	// cannot be told; its capability must not be declared.
+	Bounds map[string][]string `json:"bounds,omitempty"`
+	// Capabilities and Readings are the initialize answer (PROTOCOL.md §15).
+	Capabilities []string          `json:"capabilities,omitempty"`
+	Readings     map[string]string `json:"readings,omitempty"`
+	// NotTurns are the calls that are not turns of the loop (a routing or
+	// title request): answered as the agent needs, never sent to the
+	// harness, reported as observations.
+	NotTurns []NotTurn `json:"not_turns,omitempty"`
+	// Result says how the agent's outcome is read from its stdout.
+	Result Result `json:"result"`
+	// StubPaths answer requests to other paths of the model base URL
+	// (Codex's analytics POST) with this JSON, as an observation.
+	StubPaths map[string]json.RawMessage `json:"stub_paths,omitempty"`
+	// TimeoutS bounds one run of the agent (default 120): past it the
+	// agent is killed and the session is an error naming the hang.
+	TimeoutS float64 `json:"timeout_s,omitempty"`
+	// Isolation: "netns" (default) requires the network namespace.
+	Isolation string `json:"isolation,omitempty"`
+}
+
+// Package is an npm package at a pinned version.
+type Package struct {
+	NPM     string `json:"npm"`
+	Version string `json:"version"`
+	Bin     string `json:"bin"`
+}
+
+// NotTurn is one rule for a call that is not a turn.
+type NotTurn struct {
+	// What the rule is, for the observation ("Gemini CLI routing call").
+	Name string `json:"name"`
+	// Match: "json_schema" (the request asks for structured JSON output),
+	// "system_contains" (Text in the system prompt), "no_tools" (the
+	// request offers no tool with ToolPrefix), "max_tokens_at_most" (the
+	// output limit is at most Tokens).
+	Match  string `json:"match"`
+	Text   string `json:"text,omitempty"`
+	Tokens int    `json:"tokens,omitempty"`
+	// Answer: "fit" (JSON fitting the request's schema) or the literal
+	// text to answer with.
+	Answer string `json:"answer"`
+}
+
+// Result reads the agent's outcome from a JSON line of its stdout.
+type Result struct {
+	// Line selects the line: a field and its value ({"type":"result"}).
+	Line map[string]string `json:"line,omitempty"`
+	// StatusField holds the agent's ending; StatusMap maps its values onto
+	// the spec's statuses. A missing or unknown value is "failed".
+	StatusField string            `json:"status_field,omitempty"`
+	StatusMap   map[string]string `json:"status_map,omitempty"`
+	// TextField holds the final answer's text.
+	TextField string `json:"text_field,omitempty"`
+	// InputTokensField and OutputTokensField hold the agent's own totals
+	// (dotted paths); left out, the totals are 0 (never invented).
+	InputTokensField  string `json:"input_tokens_field,omitempty"`
+	OutputTokensField string `json:"output_tokens_field,omitempty"`
+	CostField         string `json:"cost_field,omitempty"`
+}
+
+var placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
+
+var known = []string{"{instruction}", "{max_turns}", "{mcp_config}", "{hooks_config}", "{model}", "{base_url}", "{mcp_url}", "{home}", "{workdir}", "{conform}", "{bin}", "{hook_url}", "{otlp_url}"}
+
+// LoadProfile reads and checks a profile file (JSON).
+func LoadProfile(path string) (*Profile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("profile: %w", err)
+	}
+	var p Profile
+	d := json.NewDecoder(strings.NewReader(string(b)))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&p); err != nil {
+		return nil, fmt.Errorf("profile %s: %w", path, err)
+	}
+	if err := p.Check(); err != nil {
+		return nil, fmt.Errorf("profile %s: %w", path, err)
+	}
+	return &p, nil
+}
+
+// Check refuses a profile the kernel could not run.
+func (p *Profile) Check() error {
+	if p.Name == "" {
+		return fmt.Errorf("name is empty")
+	}
+	if !slices.Contains(dialect.Names(), p.Dialect) {
+		return fmt.Errorf("dialect %q is none of %s", p.Dialect, strings.Join(dialect.Names(), ", "))
+	}
+	if len(p.Command) == 0 {
+		return fmt.Errorf("command is empty")
+	}
+	if p.Isolation != "" && p.Isolation != "netns" {
+		return fmt.Errorf("isolation %q: only netns is known", p.Isolation)
+	}
+	check := func(where, s string) error {
+		for _, m := range placeholder.FindAllString(s, -1) {
+			if !slices.Contains(known, m) {
+				return fmt.Errorf("%s: unknown placeholder %s (known: %s)", where, m, strings.Join(known, " "))
+			}
+		}
+		return nil
+	}
+	all := map[string]string{}
+	for i, a := range p.Command {
+		all[fmt.Sprintf("command[%d]", i)] = a
+	}
+	for k, v := range p.Env {
+		all["env "+k] = v
+	}
+	for k, v := range p.Files {
+		all["files key "+k] = k
+		all["files "+k] = v
+		if !strings.HasPrefix(k, "{home}/") && !strings.HasPrefix(k, "{workdir}/") {
+			return fmt.Errorf("files %q: a file must lie under {home}/ or {workdir}/", k)
+		}
+	}
+	for k, v := range p.Bounds {
+		if k != "max_turns" && k != "max_cost_usd" && k != "max_wall_clock_s" {
+			return fmt.Errorf("bounds %q: not a bound", k)
+		}
+		for i, a := range v {
+			all[fmt.Sprintf("bounds %s[%d]", k, i)] = a
+		}
+	}
+	all["mcp_config"], all["hooks_config"] = p.MCPConfig, p.HooksConfig
+	for k, v := range all {
+		if err := check(k, v); err != nil {
+			return err
+		}
+	}
+	for i, n := range p.NotTurns {
+		switch n.Match {
+		case "json_schema", "system_contains", "no_tools", "max_tokens_at_most":
+		default:
+			return fmt.Errorf("not_turns[%d]: unknown match %q", i, n.Match)
+		}
+		if n.Answer == "" {
+			return fmt.Errorf("not_turns[%d]: no answer", i)
+		}
+	}
+	return nil
+}
+
+func (p *Profile) serverName() string {
+	if p.MCPServerName == "" {
+		return "conform"
+	}
+	return p.MCPServerName
+}
+
+func (p *Profile) toolPrefix() string {
+	if p.ToolPrefix == "" {
+		return "mcp__" + p.serverName() + "__"
+	}
+	return p.ToolPrefix
+}
+
+// expand replaces placeholders; one not in vars is left as written (Check
+// has refused unknown ones).
+func expand(s string, vars map[string]string) string {
+	return placeholder.ReplaceAllStringFunc(s, func(m string) string {
+		if v, ok := vars[m]; ok {
+			return v
+		}
+		return m
+	})
+}
+
+// ResolveProfile finds a profile by file path or by agent name under dirs
+// (NAME.json).
+func ResolveProfile(nameOrPath string, dirs ...string) (string, error) {
+	if strings.ContainsAny(nameOrPath, "/\\") || strings.HasSuffix(nameOrPath, ".json") {
+		if _, err := os.Stat(nameOrPath); err != nil {
+			return "", fmt.Errorf("profile: %w", err)
+		}
+		return nameOrPath, nil
+	}
+	for _, d := range dirs {
+		p := filepath.Join(d, nameOrPath+".json")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no profile named %q under %s", nameOrPath, strings.Join(dirs, ", "))
+}

@@ -1,0 +1,242 @@
+package testagent
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Misbehaviours --misbehave knows.
+var Misbehaviours = []string{"bad-request", "half-request", "hang", "exit-early", "fork-helper", "flood", "no-mcp"}
+
+type config struct {
+	dialect, baseURL, mcpURL, prompt, model, misbehave string
+	maxTurns                                           int
+	stream                                             bool
+}
+
+// Main is `conform test-agent`.
+func Main(args []string, stdout, stderr io.Writer) int {
+	var c config
+	fs := flag.NewFlagSet("test-agent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.dialect, "dialect", "", "anthropic, openai-chat, openai-responses or gemini")
+	fs.StringVar(&c.baseURL, "base-url", "", "the model's base URL")
+	fs.StringVar(&c.mcpURL, "mcp-url", "", "the MCP server's Streamable HTTP URL")
+	fs.StringVar(&c.prompt, "prompt", "", "the instruction")
+	fs.StringVar(&c.model, "model", "conform-model", "model name")
+	fs.IntVar(&c.maxTurns, "max-turns", 0, "stop after this many model calls that asked for tools (0: no limit but a safety net of 50)")
+	fs.BoolVar(&c.stream, "stream", true, "use the dialect's streaming API")
+	fs.StringVar(&c.misbehave, "misbehave", "", "misbehave: "+strings.Join(Misbehaviours, ", "))
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if c.baseURL == "" || c.dialect == "" {
+		fmt.Fprintln(stderr, "test-agent: --dialect and --base-url are required")
+		return 2
+	}
+	ctx := context.Background()
+	switch c.misbehave {
+	case "", "no-mcp":
+	case "bad-request":
+		return badRequest(c, stdout, stderr)
+	case "half-request":
+		return halfRequest(c, stderr)
+	case "hang":
+		select {}
+	case "exit-early":
+		fmt.Fprintln(stderr, "test-agent: exiting before doing anything, as asked")
+		return 3
+	case "fork-helper":
+		h := exec.Command("sleep", "3600")
+		if err := h.Start(); err != nil {
+			fmt.Fprintln(stderr, "test-agent:", err)
+			return 1
+		}
+		// Left running on purpose: the bridge must end it.
+	case "flood":
+		line := strings.Repeat("x", 1<<16) + "\n"
+		for i := 0; i < 1<<12; i++ {
+			if _, err := io.WriteString(stdout, line); err != nil {
+				return 1
+			}
+		}
+		return 0
+	default:
+		fmt.Fprintf(stderr, "test-agent: unknown --misbehave %q\n", c.misbehave)
+		return 2
+	}
+	m, err := newModel(c)
+	if err != nil {
+		fmt.Fprintln(stderr, "test-agent:", err)
+		return 2
+	}
+	var tools []tool
+	var sess *mcp.ClientSession
+	if c.mcpURL != "" && c.misbehave != "no-mcp" {
+		cl := mcp.NewClient(&mcp.Implementation{Name: "conform-test-agent", Version: "0"}, nil)
+		sess, err = cl.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: c.mcpURL, MaxRetries: -1}, nil)
+		if err != nil {
+			fmt.Fprintln(stderr, "test-agent: MCP:", err)
+			return 1
+		}
+		defer sess.Close()
+		lt, err := sess.ListTools(ctx, nil)
+		if err != nil {
+			fmt.Fprintln(stderr, "test-agent: MCP tools/list:", err)
+			return 1
+		}
+		for _, t := range lt.Tools {
+			sc, _ := json.Marshal(t.InputSchema)
+			var schema map[string]any
+			_ = json.Unmarshal(sc, &schema)
+			tools = append(tools, tool{name: prefix + t.Name, description: t.Description, schema: schema})
+		}
+	}
+	res := loop(ctx, c, m, sess, tools, stderr)
+	b, _ := json.Marshal(res)
+	fmt.Fprintln(stdout, string(b))
+	return 0
+}
+
+// prefix is how the agent names its MCP tools to the model, as Claude Code
+// does.
+const prefix = "mcp__conform__"
+
+type tool struct {
+	name, description string
+	schema            map[string]any
+}
+
+type call struct {
+	id, name string
+	input    json.RawMessage
+}
+
+type result struct {
+	id, name, text string
+	isError        bool
+}
+
+// step is one entry of the agent's history.
+type step struct {
+	user    string   // a user message
+	text    string   // the model's text
+	calls   []call   // the model's calls
+	results []result // the results of those calls
+}
+
+type reply struct {
+	text          string
+	calls         []call
+	input, output int64
+}
+
+type model interface {
+	send(ctx context.Context, system string, hist []step, tools []tool) (reply, error)
+}
+
+type outcome struct {
+	Type         string `json:"type"`
+	Status       string `json:"status"`
+	Text         string `json:"text,omitempty"`
+	Error        string `json:"error,omitempty"`
+	Turns        int    `json:"turns"`
+	InputTokens  int64  `json:"input_tokens"`
+	OutputTokens int64  `json:"output_tokens"`
+}
+
+func loop(ctx context.Context, c config, m model, sess *mcp.ClientSession, tools []tool, stderr io.Writer) outcome {
+	hist := []step{{user: c.prompt}}
+	out := outcome{Type: "result"}
+	limit := c.maxTurns
+	for {
+		r, err := m.send(ctx, "You are conform's test agent.", hist, tools)
+		out.Turns++
+		if err != nil {
+			out.Status, out.Error = "model_error", err.Error()
+			fmt.Fprintln(stderr, "test-agent: model call failed:", err)
+			return out
+		}
+		out.InputTokens += r.input
+		out.OutputTokens += r.output
+		st := step{text: r.text, calls: r.calls}
+		if len(r.calls) == 0 {
+			out.Status, out.Text = "completed", r.text
+			return out
+		}
+		for _, cl := range r.calls {
+			st.results = append(st.results, runTool(ctx, sess, cl))
+		}
+		hist = append(hist, st)
+		if (limit > 0 && out.Turns >= limit) || out.Turns >= 50 {
+			out.Status = "max_turns"
+			return out
+		}
+	}
+}
+
+func runTool(ctx context.Context, sess *mcp.ClientSession, c call) result {
+	r := result{id: c.id, name: c.name}
+	name, ok := strings.CutPrefix(c.name, prefix)
+	if !ok || sess == nil {
+		r.text, r.isError = "no such tool: "+c.name, true
+		return r
+	}
+	var args map[string]any
+	_ = json.Unmarshal(c.input, &args)
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		r.text, r.isError = "tool call failed: "+err.Error(), true
+		return r
+	}
+	var b strings.Builder
+	for _, ct := range res.Content {
+		if t, ok := ct.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	r.text, r.isError = b.String(), res.IsError
+	return r
+}
+
+// badRequest sends a request its dialect does not allow (no model, no
+// messages) and ends as if nothing were wrong.
+func badRequest(c config, stdout, stderr io.Writer) int {
+	path := map[string]string{"anthropic": "/v1/messages", "openai-chat": "/v1/chat/completions", "openai-responses": "/v1/responses", "gemini": "/v1beta/models/m:generateContent"}[c.dialect]
+	resp, err := http.Post(strings.TrimSuffix(c.baseURL, "/")+path, "application/json", strings.NewReader(`{"messages":[],"contents":[]}`))
+	if err != nil {
+		fmt.Fprintln(stderr, "test-agent:", err)
+		return 1
+	}
+	resp.Body.Close()
+	fmt.Fprintln(stdout, `{"type":"result","status":"completed","text":"nothing to see"}`)
+	return 0
+}
+
+// halfRequest announces a body it never finishes and exits.
+func halfRequest(c config, stderr io.Writer) int {
+	u := strings.TrimPrefix(strings.TrimPrefix(c.baseURL, "http://"), "https://")
+	u, _, _ = strings.Cut(u, "/")
+	conn, err := net.DialTimeout("tcp", u, 5*time.Second)
+	if err != nil {
+		fmt.Fprintln(stderr, "test-agent:", err)
+		return 1
+	}
+	fmt.Fprintf(conn, "POST /v1/messages HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"model\":\"m\",", u)
+	time.Sleep(100 * time.Millisecond)
+	conn.Close()
+	fmt.Fprintln(stderr, "test-agent: sent half a request and left")
+	os.Exit(4)
+	return 4
+}

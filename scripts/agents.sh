@@ -1,0 +1,36 @@
+#!/bin/sh
+# make agents: install each profile's pinned npm package into .agents/
+# (ignored) and run the suite against it through the bridge, inside a
+# network namespace of its own (conform agent refuses without one). An
+# agent whose package cannot be installed, or a machine without node, npm
+# or a namespace, is skipped with the reason. Reports: reports/agents/.
+set -u
+CONFORM=${CONFORM:-bin/conform}
+DIR=${AGENTS_DIR:-.agents}
+OUT=${AGENTS_OUT:-reports/agents}
+FLAGS=${AGENTS_FLAGS:--q -j 4}
+mkdir -p "$OUT"
+status=0
+for profile in profiles/agents/*.json; do
+	name=$(basename "$profile" .json)
+	spec=$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["package"]; print(p["npm"]+"@"+p["version"], p["bin"])' "$profile" 2>/dev/null) || { echo "skip $name: no package in its profile"; continue; }
+	pkg=${spec% *}; bin=${spec#* }
+	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+		echo "skip $name: node or npm is not installed"; continue
+	fi
+	if [ ! -x "$DIR/node_modules/.bin/$bin" ] || ! grep -q "\"version\": \"${pkg##*@}\"" "$DIR/node_modules/${pkg%@*}/package.json" 2>/dev/null; then
+		echo "install $pkg into $DIR"
+		if ! npm install --silent --no-audit --no-fund --prefix "$DIR" "$pkg" >"$OUT/$name.install.log" 2>&1; then
+			echo "skip $name: npm install $pkg failed (see $OUT/$name.install.log)"; continue
+		fi
+	fi
+	echo "run $name"
+	start=$(date +%s)
+	# shellcheck disable=SC2086
+	"$CONFORM" agent "$name" --bin-dir "$DIR/node_modules/.bin" $FLAGS \
+		--report-json "$OUT/$name.json" --markdown "$OUT/$name.md"
+	rc=$?
+	echo "$name: exit $rc, $(( $(date +%s) - start )) s"
+	[ $rc -le 1 ] || status=$rc
+done
+exit $status
