@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/cucumber/godog"
@@ -218,11 +219,33 @@ func (s *Scenario) ordinaryTurns(n int) error {
 	if got == n {
 		return nil
 	}
+	if why := s.wallClockSpentEarly(lp, got, n); why != "" {
+		return notReached("%s", why)
+	}
 	how := "then took the limit path"
 	if lp.final < 0 {
 		how = fmt.Sprintf("and no final-answer turn; the session ended %q", s.Result.Status)
 	}
 	return fmt.Errorf("expected %s before the limit path, the kernel ran %d %s", plain.Count(n, "ordinary turn"), got, how)
+}
+
+// wallClockSpentEarly says why a limit path taken after turn got, before
+// the scenario's n, proves nothing: the wall-clock bound had certainly run
+// out at step 17 of turn got on the recorded log (a scenario's "turns that
+// take no time" took longer than the bound on a loaded machine), so firing
+// there was right and the scenario's premise did not hold. "" otherwise.
+func (s *Scenario) wallClockSpentEarly(lp limitPath, got, n int) string {
+	b := s.Cfg.Bounds.MaxWallClockS
+	if b == nil || got < 1 || got >= n || got > len(lp.turns) {
+		return ""
+	}
+	lo, _ := s.elapsedAtStep17(lp.turns[got-1])
+	w := time.Duration(*b * float64(time.Second))
+	if lo < w+wallTolerance {
+		return ""
+	}
+	return fmt.Sprintf("the wall-clock bound of %v had already run out at step 17 of turn %d (%v after the first model request, on the recorded log), so the limit path after it was due; the scenario needs turns before turn %d to take less time than this machine gave them (raise --timeout-multiplier)",
+		w, got, lo.Round(time.Millisecond), n)
 }
 
 // oneFinalTurn: after the ordinary turns exactly one more model request,
