@@ -50,6 +50,19 @@ func TestFoldChecks(t *testing.T) {
 	if gs[1].sameIn() != "" {
 		t.Errorf("a group of one says %q", gs[1].sameIn())
 	}
+	// Messages that differ only in the harness's session IDs fold too, each
+	// place naming its session.
+	gs = foldChecks([]CheckRef{
+		{Scenario: "p.feature:283", Line: 276, Step: "asked once", Message: `asked about "save" 1 time in session conform-s242, it was asked 0 times`},
+		{Scenario: "p.feature:284", Line: 276, Step: "asked once", Message: `asked about "save" 1 time in session conform-s243-second, it was asked 0 times`},
+		{Scenario: "p.feature:285", Line: 276, Step: "asked once", Message: `asked about "save" 1 time in session conform-s244, it was asked 3 times`},
+	})
+	if len(gs) != 2 || len(gs[0].Also) != 1 {
+		t.Fatalf("groups %+v", gs)
+	}
+	if got, want := gs[0].sameIn(), "the same in 2 scenarios: p.feature:283 (Examples row, session conform-s242), p.feature:284 (Examples row, session conform-s243-second)"; got != want {
+		t.Errorf("sameIn = %q, want %q", got, want)
+	}
 }
 
 // TestFoldedInEveryWriter: the text, Markdown and HTML writers show an
