@@ -19,9 +19,31 @@ type Relay struct {
 	Timeout time.Duration
 }
 
-// Command is the shell command line for one agent event.
-func (r Relay) Command(agent, event string) string {
-	args := []string{r.Exe, "hook-relay", "--url", r.URL, "--agent", agent, "--event", event}
+// Hook is one relay entry in an agent's hook config. With a Subscriber,
+// the entry stands for that one conform subscriber, so the agent's own hook
+// system decides the order (and the overlap) of a point's subscribers, and
+// the dispatch rows (HD-01, HD-06, HD-07) judge the agent; without one, the
+// entry stands for the point's whole chain, dispatched by the kernel.
+type Hook struct {
+	Event      string
+	Subscriber string
+}
+
+// Hooks is one chain-wide entry per event.
+func Hooks(events ...string) []Hook {
+	out := make([]Hook, len(events))
+	for i, e := range events {
+		out[i] = Hook{Event: e}
+	}
+	return out
+}
+
+// Command is the shell command line for one hook entry.
+func (r Relay) Command(agent string, h Hook) string {
+	args := []string{r.Exe, "hook-relay", "--url", r.URL, "--agent", agent, "--event", h.Event}
+	if h.Subscriber != "" {
+		args = append(args, "--subscriber", h.Subscriber)
+	}
 	if r.Timeout > 0 {
 		args = append(args, "--timeout", r.Timeout.String())
 	}
@@ -41,16 +63,42 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-func (r Relay) check(agent string, events []string) error {
+func (r Relay) check(agent string, hooks []Hook) error {
 	if r.Exe == "" || r.URL == "" {
 		return fmt.Errorf("hookrelay: the relay needs the conform binary and the kernel URL (got %q, %q)", r.Exe, r.URL)
 	}
-	for _, e := range events {
-		if _, ok := PointOf(agent, e); !ok {
-			return fmt.Errorf("hookrelay: %s has no hook event %q that the relay maps", agent, e)
+	for _, h := range hooks {
+		if _, ok := PointOf(agent, h.Event); !ok {
+			return fmt.Errorf("hookrelay: %s has no hook event %q that the relay maps", agent, h.Event)
 		}
 	}
 	return nil
+}
+
+// grouped builds event -> one matcher group whose hooks are the entries of
+// that event in the order given (Claude Code and Codex run the hooks of a
+// group in parallel; that is the agent's behaviour, and what is judged).
+func (r Relay) grouped(agent string, hooks []Hook, entry func(Hook) map[string]any) (map[string]any, error) {
+	if err := r.check(agent, hooks); err != nil {
+		return nil, err
+	}
+	groups := map[string]map[string]any{}
+	for _, h := range hooks {
+		g := groups[h.Event]
+		if g == nil {
+			g = map[string]any{"hooks": []any{}}
+			if toolEvents[h.Event] {
+				g["matcher"] = "*"
+			}
+			groups[h.Event] = g
+		}
+		g["hooks"] = append(g["hooks"].([]any), entry(h))
+	}
+	out := map[string]any{}
+	for e, g := range groups {
+		out[e] = []any{g}
+	}
+	return out, nil
 }
 
 func (r Relay) agentTimeout() time.Duration {
@@ -67,33 +115,23 @@ var toolEvents = map[string]bool{"PreToolUse": true, "PostToolUse": true, "Permi
 // claudeHooks is the hooks object of Claude Code settings, which Codex's
 // hooks.json shares: event -> [{matcher, hooks: [{type, command, timeout
 // (seconds)}]}] (Claude Code hooks reference, "Configuration").
-func (r Relay) claudeHooks(agent string, events []string) (map[string]any, error) {
-	if err := r.check(agent, events); err != nil {
-		return nil, err
-	}
-	out := map[string]any{}
-	for _, e := range events {
-		group := map[string]any{"hooks": []any{map[string]any{
-			"type": "command", "command": r.Command(agent, e), "timeout": int(r.agentTimeout() / time.Second)}}}
-		if toolEvents[e] {
-			group["matcher"] = "*"
-		}
-		out[e] = []any{group}
-	}
-	return out, nil
+func (r Relay) claudeHooks(agent string, hooks []Hook) (map[string]any, error) {
+	return r.grouped(agent, hooks, func(h Hook) map[string]any {
+		return map[string]any{"type": "command", "command": r.Command(agent, h), "timeout": int(r.agentTimeout() / time.Second)}
+	})
 }
 
 // ClaudeCodeHooks is the value of "hooks" in the settings file given to
 // `claude --settings FILE`.
-func ClaudeCodeHooks(r Relay, events []string) (map[string]any, error) {
-	return r.claudeHooks(AgentClaudeCode, events)
+func ClaudeCodeHooks(r Relay, hooks []Hook) (map[string]any, error) {
+	return r.claudeHooks(AgentClaudeCode, hooks)
 }
 
 // CodexHooksJSON is ~/.codex/hooks.json: Claude Code's format under a
 // top-level "hooks" (Codex needs --dangerously-bypass-hook-trust headless,
 // /work/shared/agents/README.md).
-func CodexHooksJSON(r Relay, events []string) ([]byte, error) {
-	h, err := r.claudeHooks(AgentCodex, events)
+func CodexHooksJSON(r Relay, hooks []Hook) ([]byte, error) {
+	h, err := r.claudeHooks(AgentCodex, hooks)
 	if err != nil {
 		return nil, err
 	}
@@ -102,22 +140,18 @@ func CodexHooksJSON(r Relay, events []string) ([]byte, error) {
 
 // GeminiHooks is the value of "hooks" in Gemini CLI's settings.json:
 // event -> [{matcher, hooks: [{name, type, command, timeout (ms)}]}]
-// (google-gemini/gemini-cli docs/hooks).
-func GeminiHooks(r Relay, events []string) (map[string]any, error) {
-	if err := r.check(AgentGemini, events); err != nil {
-		return nil, err
-	}
-	out := map[string]any{}
-	for _, e := range events {
-		group := map[string]any{"hooks": []any{map[string]any{
-			"name": "conform-relay", "type": "command", "command": r.Command(AgentGemini, e),
-			"timeout": r.agentTimeout().Milliseconds()}}}
-		if toolEvents[e] {
-			group["matcher"] = "*"
+// (google-gemini/gemini-cli docs/hooks). Gemini's docs also ask, on some
+// release channels, for hooks to be switched on elsewhere in the settings
+// (hooksConfig.enabled); that is the profile's to write.
+func GeminiHooks(r Relay, hooks []Hook) (map[string]any, error) {
+	return r.grouped(AgentGemini, hooks, func(h Hook) map[string]any {
+		name := "conform-relay"
+		if h.Subscriber != "" {
+			name += "-" + h.Subscriber
 		}
-		out[e] = []any{group}
-	}
-	return out, nil
+		return map[string]any{"name": name, "type": "command", "command": r.Command(AgentGemini, h),
+			"timeout": r.agentTimeout().Milliseconds()}
+	})
 }
 
 func marshal(v any) ([]byte, error) {

@@ -13,7 +13,10 @@
 //     around kernelkit.Host.Hook, for the Decision.
 //   - config.go writes each agent's hook configuration pointing at the
 //     relay: Claude Code settings "hooks", Codex hooks.json (Claude Code's
-//     format), Gemini CLI settings "hooks".
+//     format), Gemini CLI settings "hooks". An entry stands either for one
+//     conform subscriber (--subscriber: the agent's own hook system then
+//     orders a point's subscribers, and the dispatch rows judge the agent)
+//     or for a point's whole chain (the kernel's Dispatcher runs it).
 //
 // Requirements served (through the recorded hook/dispatch, never here):
 // HD-01..HD-11 (dispatch order, modes, failures, a veto's deny reaching the

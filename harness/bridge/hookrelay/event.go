@@ -18,6 +18,10 @@ const (
 type Event struct {
 	Agent      string `json:"agent"`
 	AgentEvent string `json:"agent_event"`
+	// Subscriber is the conform subscriber this hook entry stands for, when
+	// the agent's config has one relay entry per subscriber (Hook); empty
+	// when one entry stands for the whole chain of the point.
+	Subscriber string `json:"subscriber,omitempty"`
 	// Point is the spec hook point the agent event maps to ("" when none,
 	// see Mappings); Exact says whether it fires where the spec's does.
 	Point string `json:"point,omitempty"`
@@ -125,7 +129,7 @@ func StripMCP(toolName, server string) (string, bool) {
 }
 
 // parseEvent reads the fields the three agents share from the stdin JSON.
-func parseEvent(agent, agentEvent string, raw json.RawMessage) (Event, error) {
+func parseEvent(agent, agentEvent, subscriber string, raw json.RawMessage) (Event, error) {
 	var in struct {
 		SessionID  string `json:"session_id"`
 		ToolUseID  string `json:"tool_use_id"`
@@ -143,7 +147,7 @@ func parseEvent(agent, agentEvent string, raw json.RawMessage) (Event, error) {
 	}
 	m, _ := PointOf(agent, agentEvent)
 	return Event{
-		Agent: agent, AgentEvent: agentEvent, Point: m.Point, Exact: m.Exact,
+		Agent: agent, AgentEvent: agentEvent, Subscriber: subscriber, Point: m.Point, Exact: m.Exact,
 		SessionID: in.SessionID, ToolUseID: in.ToolUseID, ToolName: in.ToolName,
 		MCPServer: in.MCPContext.ServerName, MCPTool: in.MCPContext.ToolName, ToolInput: in.ToolInput,
 		ToolOutput: in.ToolResponse, Prompt: in.Prompt, Raw: raw,

@@ -16,9 +16,10 @@ type Dispatcher func(ctx context.Context, ev Event) (Decision, error)
 
 // envelope is what the relay POSTs.
 type envelope struct {
-	Agent string          `json:"agent"`
-	Event string          `json:"event"`
-	Input json.RawMessage `json:"input"`
+	Agent      string          `json:"agent"`
+	Event      string          `json:"event"`
+	Subscriber string          `json:"subscriber,omitempty"`
+	Input      json.RawMessage `json:"input"`
 }
 
 // maxBody bounds a hook's stdin: tool inputs and outputs can be large, a
@@ -52,7 +53,7 @@ func Handler(dispatch Dispatcher) http.Handler {
 			httpError(w, http.StatusBadRequest, "hook relay: unknown agent %q or no event (%q)", env.Agent, env.Event)
 			return
 		}
-		ev, err := parseEvent(env.Agent, env.Event, env.Input)
+		ev, err := parseEvent(env.Agent, env.Event, env.Subscriber, env.Input)
 		if err != nil {
 			httpError(w, http.StatusBadRequest, "hook relay: %s %s sent stdin that is not a JSON object: %v", env.Agent, env.Event, err)
 			return

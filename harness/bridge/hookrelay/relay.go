@@ -19,7 +19,7 @@ import (
 const DefaultTimeout = 30 * time.Second
 
 // Main is `conform hook-relay --url URL --agent AGENT --event EVENT
-// [--timeout D]`: it forwards the hook's stdin JSON to the agent kernel and
+// [--subscriber ID] [--timeout D]`: it forwards the hook's stdin JSON to the agent kernel and
 // prints the decision in the agent's format. It never hangs: every forward
 // has a timeout, and a kernel that cannot answer is handled by the failure
 // policy in the package doc.
@@ -30,6 +30,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	agent := fs.String("agent", "", "claude-code, codex or gemini-cli")
 	event := fs.String("event", "", "the agent's hook event (PreToolUse, BeforeTool, ...)")
 	timeout := fs.Duration("timeout", DefaultTimeout, "how long to wait for the kernel")
+	subscriber := fs.String("subscriber", "", "the conform subscriber this hook entry stands for (none: the point's whole chain)")
 	out := func(o Output) int {
 		_, _ = stdout.Write(o.Stdout)
 		if o.Stderr != "" {
@@ -62,7 +63,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case !json.Valid(in):
 		return out(failure(*agent, *event, "stdin is not JSON"))
 	}
-	d, err := forward(*url, deadline, *timeout, envelope{Agent: *agent, Event: *event, Input: in})
+	d, err := forward(*url, deadline, *timeout, envelope{Agent: *agent, Event: *event, Subscriber: *subscriber, Input: in})
 	if err != nil {
 		return out(failure(*agent, *event, err.Error()))
 	}

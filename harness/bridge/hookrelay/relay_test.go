@@ -115,7 +115,14 @@ func TestRelayCarriesEventAndDecision(t *testing.T) {
 	if first.ToolName != "mcp__conform__write" || string(first.ToolInput) != `{"path":"c.txt"}` || first.SessionID != "agent-s1" || first.ToolUseID != "toolu_1" || !first.Exact {
 		t.Errorf("PreToolUse event parsed as %+v", first)
 	}
+	rec.answer = func(Event) (Decision, error) { return Decision{}, nil }
+	if code, _, errOut := run(t, srv.URL, AgentCodex, "PreToolUse", preToolStdin, "--subscriber", "guard"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
 	rec.mu.Lock()
+	if last := rec.events[len(rec.events)-1]; last.Subscriber != "guard" {
+		t.Errorf("--subscriber not carried: %+v", last)
+	}
 	gem := rec.events[4]
 	rec.mu.Unlock()
 	if gem.AgentEvent != "BeforeTool" || gem.MCPServer != "conform" || gem.MCPTool != "write" {
@@ -285,36 +292,37 @@ func TestMappingsNameSpecPoints(t *testing.T) {
 
 func TestHookConfigsGolden(t *testing.T) {
 	r := Relay{Exe: "/opt/conform dir/conform", URL: "http://127.0.0.1:40124/hook", Timeout: 20 * time.Second}
-	cc, err := ClaudeCodeHooks(r, []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"})
+	cc, err := ClaudeCodeHooks(r, append(Hooks("SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd"),
+		Hook{Event: "PreToolUse", Subscriber: "guard"}, Hook{Event: "PreToolUse", Subscriber: "audit"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := marshal(map[string]any{"hooks": cc})
 	golden(t, "claude-code.settings.json", b)
-	cx, err := CodexHooksJSON(r, []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"})
+	cx, err := CodexHooksJSON(r, Hooks("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "codex.hooks.json", cx)
-	gm, err := GeminiHooks(r, []string{"SessionStart", "BeforeAgent", "BeforeModel", "BeforeTool", "AfterTool", "SessionEnd"})
+	gm, err := GeminiHooks(r, append(Hooks("SessionStart", "BeforeAgent", "BeforeModel", "AfterTool", "SessionEnd"), Hook{Event: "BeforeTool", Subscriber: "guard"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ = marshal(map[string]any{"hooks": gm})
 	golden(t, "gemini.settings.json", b)
 
-	if _, err := ClaudeCodeHooks(r, []string{"BeforeTool"}); err == nil {
+	if _, err := ClaudeCodeHooks(r, Hooks("BeforeTool")); err == nil {
 		t.Error("Claude Code hooks accepted a Gemini event")
 	}
-	if _, err := GeminiHooks(Relay{URL: r.URL}, []string{"BeforeTool"}); err == nil {
+	if _, err := GeminiHooks(Relay{URL: r.URL}, Hooks("BeforeTool")); err == nil {
 		t.Error("hooks accepted a relay with no binary")
 	}
 }
 
 func TestCommandQuotesForTheShell(t *testing.T) {
 	r := Relay{Exe: "/tmp/it's here/conform", URL: "http://127.0.0.1:1/hook"}
-	got := r.Command(AgentCodex, "PreToolUse")
-	want := `'/tmp/it'\''s here/conform' hook-relay --url http://127.0.0.1:1/hook --agent codex --event PreToolUse`
+	got := r.Command(AgentCodex, Hook{Event: "PreToolUse", Subscriber: "a b"})
+	want := `'/tmp/it'\''s here/conform' hook-relay --url http://127.0.0.1:1/hook --agent codex --event PreToolUse --subscriber 'a b'`
 	if got != want {
 		t.Errorf("Command = %s\nwant      %s", got, want)
 	}
