@@ -39,8 +39,25 @@ func newStartClock(parent context.Context, starved func() time.Duration, timeout
 	c.mu.Lock()
 	c.timer = time.AfterFunc(timeout, c.expire)
 	c.mu.Unlock()
+	// The kernel's short-lived processes (a shim's, a launcher's) are only
+	// counted while they exist: sample while the kernel starts.
+	go func() {
+		t := time.NewTicker(startSample)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				starved()
+			}
+		}
+	}()
 	return ctx, c
 }
+
+// startSample is how often a starting kernel's waits for a CPU are read.
+const startSample = 100 * time.Millisecond
 
 func (c *startClock) expire() {
 	c.mu.Lock()
