@@ -86,6 +86,12 @@ func (c *startClock) note() string {
 	return " (not counting " + c.credited.Round(time.Millisecond).String() + " in which it waited for a CPU)"
 }
 
+// charged is the time so far the kernel is charged for: the wall time
+// since the launch less what it spent waiting for a CPU.
+func (c *startClock) charged() time.Duration {
+	return max(0, time.Since(c.began)-max(0, c.starved()-c.starved0))
+}
+
 func (c *startClock) stop() {
 	c.mu.Lock()
 	c.timer.Stop()
