@@ -40,8 +40,9 @@ type Launcher interface {
 func (e *Endpoint) Close() error { return e.close() }
 
 // Starved is how long the kernel has waited for a CPU while it could run
-// (on Linux: the longest run-queue wait of its threads; 0 where that is not
-// measured, and for an in-process kernel). Time a busy machine kept the
+// (on Linux: the run-queue waits of its processes, each as of the last call
+// that saw it alive, so a caller samples while the kernel starts; 0 where
+// that is not measured, and for an in-process kernel). Time a busy machine kept the
 // kernel from running is not the kernel's: the initialize timeout does not
 // count it.
 func (e *Endpoint) Starved() time.Duration {

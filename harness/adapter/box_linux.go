@@ -60,6 +60,9 @@ type box struct {
 	kernel ident
 	known  map[ident]bool // every process seen as this kernel's
 	killed map[ident]bool
+
+	waitMu sync.Mutex
+	waits  map[ident]time.Duration // run-queue wait per process seen (starved)
 }
 
 func newBox() *box {

@@ -8,19 +8,28 @@ import (
 	"time"
 )
 
-// starved is how long the kernel waited for a CPU while it could run: the
-// longest run-queue wait (schedstat, in proc(5)) of any thread of any
-// process of the kernel's group. Start-up is what it serves: a kernel that
-// loads a large runtime on a machine busy with other work takes longer in
-// wall time, and the part spent queued for a CPU is the machine's, not the
-// kernel's. The longest wait, not the sum, so that many threads waiting at
-// the same time are not counted several times.
+// starved is how long the kernel waited for a CPU while it could run: for
+// each process of the kernel's group, the longest run-queue wait
+// (schedstat, in proc(5)) of its threads, summed over the processes. Start-up
+// is what it serves: a kernel that loads a large runtime on a machine busy
+// with other work takes longer in wall time, and the part spent queued for
+// a CPU is the machine's, not the kernel's. Per process the longest wait,
+// not the sum, so that threads waiting at the same time are not counted
+// several times; over processes the sum, because a start-up is often a
+// chain of them (a version-manager shim runs a dozen short programs before
+// the interpreter). A process is counted as it was last seen: callers
+// sample while a kernel starts (driver's start clock), so that the waits
+// of the short-lived ones are not lost when they exit.
 func (b *box) starved() time.Duration {
 	ps, err := scanProcs()
 	if err != nil {
 		return 0
 	}
-	var longest time.Duration
+	b.waitMu.Lock()
+	defer b.waitMu.Unlock()
+	if b.waits == nil {
+		b.waits = map[ident]time.Duration{}
+	}
 	for _, p := range ps {
 		if p.pid != b.kernel.pid && (p.pgid != b.kernel.pid || p.start < b.kernel.start) {
 			continue
@@ -29,13 +38,20 @@ func (b *box) starved() time.Duration {
 		if err != nil {
 			continue
 		}
+		var longest time.Duration
 		for _, t := range tasks {
 			if w, ok := runQueueWait(fmt.Sprintf("/proc/%d/task/%s/schedstat", p.pid, t.Name())); ok {
 				longest = max(longest, w)
 			}
 		}
+		id := p.ident()
+		b.waits[id] = max(b.waits[id], longest)
 	}
-	return longest
+	var sum time.Duration
+	for _, w := range b.waits {
+		sum += w
+	}
+	return sum
 }
 
 // runQueueWait reads the second field of a schedstat file: nanoseconds

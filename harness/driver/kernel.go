@@ -45,6 +45,10 @@ type Kernel struct {
 	// lastArrival is when the kernel last sent anything (unix nanoseconds):
 	// a kernel still sending is never called hung (deadline.expire).
 	lastArrival atomic.Int64
+
+	// startUp is how long the kernel took to start and answer initialize,
+	// not counting the time it waited for a CPU.
+	startUp time.Duration
 }
 
 // Start launches a kernel and runs the initialize handshake.
@@ -93,6 +97,7 @@ func start(ctx context.Context, l adapter.Launcher, timeout time.Duration, timeo
 		k.Close()
 		return nil, f
 	}
+	k.startUp = clock.charged()
 	return k, nil
 }
 

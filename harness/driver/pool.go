@@ -34,7 +34,8 @@ type Pool struct {
 	slots chan struct{} // one per kernel starting
 	solo  chan struct{} // held by the start in progress until one kernel has started
 	// firstTook is how long the first kernel that started took to start
-	// and answer initialize, in nanoseconds; 0 until one has.
+	// and answer initialize, not counting time it waited for a CPU, in
+	// nanoseconds; 0 until one has.
 	firstTook atomic.Int64
 }
 
@@ -67,14 +68,13 @@ func (p *Pool) Get(ctx context.Context) (*Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	began := time.Now()
 	timeout, name := p.InitTimeout, p.InitTimeoutName
 	if first := p.FirstStart(); StartMargin*first > timeout {
 		timeout, name = StartMargin*first, fmt.Sprintf("%d times the first kernel's start-up of %v", StartMargin, first.Round(time.Millisecond))
 	}
 	k, err := start(ctx, p.Launcher, timeout, name)
 	if err == nil {
-		p.firstTook.CompareAndSwap(0, max(1, int64(time.Since(began))))
+		p.firstTook.CompareAndSwap(0, max(1, int64(k.startUp)))
 	}
 	release()
 	if err != nil {
@@ -91,8 +91,9 @@ func (p *Pool) Get(ctx context.Context) (*Kernel, error) {
 }
 
 // FirstStart is how long the first kernel of the pool took to start and
-// answer initialize (0 until one has): the kernel's start-up, measured
-// with nothing else of the pool starting.
+// answer initialize, not counting time it waited for a CPU (0 until one
+// has): the kernel's start-up, measured with nothing else of the pool
+// starting, and as little of the machine's load as can be told apart.
 func (p *Pool) FirstStart() time.Duration { return time.Duration(p.firstTook.Load()) }
 
 // startSlot waits for a slot to start a kernel in and returns its release.

@@ -39,8 +39,25 @@ func newStartClock(parent context.Context, starved func() time.Duration, timeout
 	c.mu.Lock()
 	c.timer = time.AfterFunc(timeout, c.expire)
 	c.mu.Unlock()
+	// The kernel's short-lived processes (a shim's, a launcher's) are only
+	// counted while they exist: sample while the kernel starts.
+	go func() {
+		t := time.NewTicker(startSample)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				starved()
+			}
+		}
+	}()
 	return ctx, c
 }
+
+// startSample is how often a starting kernel's waits for a CPU are read.
+const startSample = 100 * time.Millisecond
 
 func (c *startClock) expire() {
 	c.mu.Lock()
@@ -67,6 +84,12 @@ func (c *startClock) note() string {
 		return ""
 	}
 	return " (not counting " + c.credited.Round(time.Millisecond).String() + " in which it waited for a CPU)"
+}
+
+// charged is the time so far the kernel is charged for: the wall time
+// since the launch less what it spent waiting for a CPU.
+func (c *startClock) charged() time.Duration {
+	return max(0, time.Since(c.began)-max(0, c.starved()-c.starved0))
 }
 
 func (c *startClock) stop() {

@@ -33,6 +33,6 @@ func AutoJobs(cores int, firstStart time.Duration) int {
 func autoJobs(firstStart time.Duration) (int, string) {
 	cores := runtime.NumCPU()
 	jobs := AutoJobs(cores, firstStart)
-	return jobs, fmt.Sprintf("conform: %d parallel %s (-j: %d %s; the kernel's first start-up took %v)",
+	return jobs, fmt.Sprintf("conform: %d parallel %s (-j: %d %s; the kernel's first start-up took %v, not counting waits for a CPU)",
 		jobs, plural(jobs, "job", "jobs"), cores, plural(cores, "CPU", "CPUs"), firstStart.Round(time.Millisecond))
 }
