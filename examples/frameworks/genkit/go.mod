@@ -12,14 +12,14 @@ require (
 
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
-	github.com/buger/jsonparser v1.1.1 // indirect
+	github.com/buger/jsonparser v1.1.2 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/goccy/go-yaml v1.17.1 // indirect
 	github.com/google/dotprompt/go v0.0.0-20251014011017-8d056e027254 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/invopop/jsonschema v0.13.0 // indirect
+	github.com/invopop/jsonschema v0.14.0 // indirect
 	github.com/kr/text v0.2.0 // indirect
 	github.com/mailru/easyjson v0.9.0 // indirect
 	github.com/mbleigh/raymond v0.0.0-20250414171441-6b3a58ab9e0a // indirect
@@ -38,3 +38,9 @@ require (
 )
 
 replace github.com/agentconform/conform => ../../..
+
+// conform's own module requires invopop/jsonschema v0.14.0 (through the
+// Anthropic SDK its bridge tests decode with), whose ordered map is another
+// package than the one Genkit's dotprompt (pinned above) builds schemas
+// with; Genkit 1.4.0 is pinned to the version it was released against.
+replace github.com/invopop/jsonschema => github.com/invopop/jsonschema v0.13.0
