@@ -44,7 +44,6 @@ var knownGaps = []string{
 	"TA-03.cap",
 	"TA-04.wall-clock",
 	"TA-06.session-total",
-	"TA-07.grandchild",
 	"TA-08.one-final-turn",
 	"TA-10.implicit-done",
 	"TA-11.terminal-tool",

@@ -26,8 +26,9 @@ import (
 //     window instead of as the latest run (TA-26.limit-path, "a different
 //     call in between starts the count again");
 //   - only the ends of a chain: a roll-up that skips the middle session of
-//     a tree (SA-11's totals catch it; no TA-07 check does, so
-//     TA-07.grandchild is a known gap of the clause map).
+//     a tree (TA-07.grandchild; it passed TA-07 until the scenario of a
+//     grandchild's spending against its parent's budget, and SA-11's
+//     totals catch it too).
 func init() {
 	register(
 		Mutant{Name: "semantic/cost-cap-strict", Targets: []string{"TA-03"},
