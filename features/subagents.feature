@@ -311,6 +311,25 @@ Feature: Sub-agents, RunSession and the session tree
     Then the "manager" child's budget is the smaller of the root's remainder at spawn and its profile's cap
     And the "manager" child's own cost bound fired as soon as that budget was spent
 
+  @TA-18 @must
+  Scenario: every session of a tree fires session-start and session-end once
+    A child and a grandchild are sessions of their own: each dispatches
+    session-start before its first model request and session-end after its
+    last, once to each subscriber. A kernel that fires them for the root
+    only passes every scenario of a single session.
+    Given sub-agents may nest 2 deep with at most 2 running per parent
+    And a sub-agent profile "manager" with tools "spawn_agent"
+    And a sub-agent profile "worker" with no tools
+    And an observe subscriber "S" at "session-start"
+    And an observe subscriber "E" at "session-end"
+    And the model answers request 1 with call spawn_agent(profile "manager", prompt "Run the project")
+    And the model answers request 2 with text "Done."
+    And "manager" sub-agents answer request 1 with call spawn_agent(profile "worker", prompt "Do the work")
+    And "manager" sub-agents answer request 2 with text "MANAGER-DONE"
+    And "worker" sub-agents answer request 1 with text "WORKER-DONE"
+    When the session runs
+    Then every session of the tree dispatched "session-start" once before its first model request and "session-end" once after its last
+
   @SA-16 @must
   Scenario: the live tree is kept in kernel memory
     Cost roll-up, depth threading and cancellation are checked where they
