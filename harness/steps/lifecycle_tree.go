@@ -21,6 +21,11 @@ func init() {
 }
 
 func (s *Scenario) treeLifecycleOnce() error {
+	if s.ran && s.Rejected != nil {
+		// A kernel without sub-agents refuses the tree's config: that is
+		// the SA rows' to judge, not TA-18's.
+		return notReached("the kernel refused the config of the tree (%s), so no child session ran", s.Rejected.Message)
+	}
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
