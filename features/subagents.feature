@@ -283,6 +283,53 @@ Feature: Sub-agents, RunSession and the session tree
     And the "worker" child's own cost bound fired as soon as that budget was spent
     And the root's cost bound fired after the join, though its own replies cost under $0.50
 
+  @TA-07 @must
+  Scenario: a grandchild's spending is debited from its parent, not only from the root
+    The "manager" child's budget is its profile's $0.50; its own replies
+    cost $0.10 each, its "worker" grandchild's $0.15 each. The worker's
+    budget is the manager's remainder ($0.40), so it fires after three
+    turns and its final answer takes the subtree to $0.70: the manager's
+    bound fires at its next step 17, after the join, although its own
+    replies cost $0.10. A kernel that debits a usage from the spender and
+    the root but not from the sessions between them lets the manager go on.
+    Given sub-agents may nest 2 deep with at most 2 running per parent
+    And the session has a cost bound of $2.00
+    And every reply to the root uses 150000 input tokens
+    And a sub-agent profile "manager" with tools "spawn_agent"
+    And profile "manager" has a cost cap of $0.50
+    And profile "manager" has max_turns 8
+    And a sub-agent profile "worker" with tools "search"
+    And profile "worker" has max_turns 8
+    And every reply to a "manager" sub-agent uses 100000 input tokens
+    And every reply to a "worker" sub-agent uses 150000 input tokens
+    And "manager" sub-agents answer request 1 with call spawn_agent(profile "worker", prompt "Do the work")
+    And "manager" sub-agents answer request 2 with text "MANAGER-DONE"
+    And "worker" sub-agents answer every request with a call to "search" whose query changes each time
+    And the model answers request 1 with call spawn_agent(profile "manager", prompt "Run the project")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the "manager" child's budget is the smaller of the root's remainder at spawn and its profile's cap
+    And the "manager" child's own cost bound fired as soon as that budget was spent
+
+  @TA-18 @must
+  Scenario: every session of a tree fires session-start and session-end once
+    A child and a grandchild are sessions of their own: each dispatches
+    session-start before its first model request and session-end after its
+    last, once to each subscriber. A kernel that fires them for the root
+    only passes every scenario of a single session.
+    Given sub-agents may nest 2 deep with at most 2 running per parent
+    And a sub-agent profile "manager" with tools "spawn_agent"
+    And a sub-agent profile "worker" with no tools
+    And an observe subscriber "S" at "session-start"
+    And an observe subscriber "E" at "session-end"
+    And the model answers request 1 with call spawn_agent(profile "manager", prompt "Run the project")
+    And the model answers request 2 with text "Done."
+    And "manager" sub-agents answer request 1 with call spawn_agent(profile "worker", prompt "Do the work")
+    And "manager" sub-agents answer request 2 with text "MANAGER-DONE"
+    And "worker" sub-agents answer request 1 with text "WORKER-DONE"
+    When the session runs
+    Then every session of the tree dispatched "session-start" once before its first model request and "session-end" once after its last
+
   @SA-16 @must
   Scenario: the live tree is kept in kernel memory
     Cost roll-up, depth threading and cancellation are checked where they

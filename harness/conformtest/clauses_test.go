@@ -43,7 +43,6 @@ var knownGaps = []string{
 	"TA-10.implicit-done",
 	"TA-11.terminal-tool",
 	"TA-12.identity",
-	"TA-18.once",
 	"TA-19.two-at-once",
 	"TA-21.subtype",
 	"TA-26.limit-path",

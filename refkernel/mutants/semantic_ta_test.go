@@ -1,11 +1,14 @@
 package mutants
 
 import (
+	"context"
+	"strings"
 	"time"
 
 	"github.com/agentconform/conform/refkernel/bounds"
 	"github.com/agentconform/conform/refkernel/cost"
 	"github.com/agentconform/conform/refkernel/doomloop"
+	"github.com/agentconform/conform/refkernel/hooks"
 	"github.com/agentconform/conform/refkernel/loop"
 	"github.com/agentconform/conform/refkernel/subagent"
 	"github.com/agentconform/conform/spec/wire"
@@ -26,8 +29,12 @@ import (
 //     window instead of as the latest run (TA-26.limit-path, "a different
 //     call in between starts the count again");
 //   - only the ends of a chain: a roll-up that skips the middle session of
-//     a tree (SA-11's totals catch it; no TA-07 check does, so
-//     TA-07.grandchild is a known gap of the clause map).
+//     a tree (TA-07.grandchild; it passed TA-07 until the scenario of a
+//     grandchild's spending against its parent's budget, and SA-11's
+//     totals catch it too);
+//   - state kept for the root only: session-start and session-end never
+//     dispatched in a child or grandchild (TA-18.once, tree side; it passed
+//     every TA-18 scenario, all of a single session, before the tree one).
 func init() {
 	register(
 		Mutant{Name: "semantic/cost-cap-strict", Targets: []string{"TA-03"},
@@ -148,4 +155,26 @@ func (skipMiddle) Payers(n *subagent.Node) []*subagent.Node {
 		out = append(out, root)
 	}
 	return out
+}
+
+// State kept for the root only (issue 29): session-start and session-end
+// are dispatched for the root session but not for its children, the way a
+// loop that fires its lifecycle hooks around the top-level run does.
+func init() {
+	register(Mutant{Name: "semantic/lifecycle-root-only", Targets: []string{"TA-18"},
+		Breaks: "session-start and session-end are dispatched for the root session only, never for a child or grandchild",
+		Apply: func(p loop.Parts) loop.Parts {
+			p.Hooks = rootLifecycleOnly{hooks.Standard{}}
+			return p
+		}})
+}
+
+type rootLifecycleOnly struct{ hooks.Dispatcher }
+
+func (d rootLifecycleOnly) Dispatch(ctx context.Context, env hooks.Env, req hooks.Request) (hooks.Outcome, error) {
+	child := strings.Contains(req.CallContext.SessionID, "/") // the reference names a child parent/cN
+	if child && (req.Point == wire.PointSessionStart || req.Point == wire.PointSessionEnd) {
+		return hooks.Outcome{Payload: req.Payload}, nil
+	}
+	return d.Dispatcher.Dispatch(ctx, env, req)
 }
