@@ -878,7 +878,19 @@ def _misfit(mode: str, sent: JSON, answer: JSON) -> str:
     if sent.get("variant") == "pre-model-call":
         before.pop("messages", None)
         after.pop("messages", None)
-    return "" if before == after else "the transform changed a field it may not change"
+    same = _present(before) == _present(after)
+    return "" if same else "the transform changed a field it may not change"
+
+
+def _present(v: Any) -> Any:
+    """v without its absent fields: absent, null and [] are one value in an
+    optional field (PROTOCOL.md §3), and a subscriber's echo may spell it
+    either way (the harness leaves out an empty tools list, for one)."""
+    if isinstance(v, dict):
+        return {k: _present(x) for k, x in v.items() if x is not None and x != []}
+    if isinstance(v, list):
+        return [_present(x) for x in v]
+    return v
 
 
 class Turn:

@@ -252,6 +252,18 @@ class KitTest(unittest.TestCase):
         errors = {e["producer"]: e["payload"]["category"] for e in h.sent("event") if e["kind"] == "hook_error"}
         self.assertEqual(errors, {"late": "TIMEOUT", "wrong": "INVALID_RESPONSE"})
 
+    def test_misfit_absent_fields(self):
+        # The harness leaves out an empty tools list (and a subscriber may
+        # echo a null): a transform that changed only messages still fits.
+        sent = {"variant": "pre-model-call", "model": "m", "messages": [], "tools": []}
+        fits = {"outcome": "transform", "payload": {"variant": "pre-model-call", "model": "m", "messages": [{"role": "user"}]}}
+        self.assertEqual(kit._misfit("transform", sent, fits), "")
+        self.assertEqual(kit._misfit("transform", dict(sent, tools=None), fits), "")
+        changed = {"outcome": "transform", "payload": {"variant": "pre-model-call", "model": "m!"}}
+        self.assertNotEqual(kit._misfit("transform", sent, changed), "")
+        more = {"outcome": "transform", "payload": {"variant": "pre-model-call", "model": "m", "tools": [{"name": "x"}]}}
+        self.assertNotEqual(kit._misfit("transform", sent, more), "")
+
     def test_defaults_and_cancel(self):
         k = Blocking()
         h = Hang(k)

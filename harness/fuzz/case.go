@@ -21,12 +21,19 @@ type Case struct {
 	Interactive bool // the interactive tool "ask" is declared
 	Terminal    bool // the terminal resource "finish" is declared
 	Wait        *Hold
-	MaxTurns    int
-	MaxCostUSD  *float64
-	WallClockS  *float64
-	Threshold   *int
-	Pricing     wire.Pricing
-	Replies     []Reply // the answer to model request i+1
+	// Slow puts a call to the data_source "slow", held slowHoldMS, first
+	// in the first reply that has calls: with a wall-clock bound of a
+	// microsecond, the bound is then spent at step 17 of that turn by
+	// construction, whatever the machine's speed (the judge allows either
+	// ending within a millisecond of the bound, so an unheld turn that
+	// ran faster than that leaves the bound's firing open).
+	Slow       bool
+	MaxTurns   int
+	MaxCostUSD *float64
+	WallClockS *float64
+	Threshold  *int
+	Pricing    wire.Pricing
+	Replies    []Reply // the answer to model request i+1
 }
 
 // Hold keeps the data_source "wait" in flight until HoldS seconds after the
@@ -68,6 +75,10 @@ func CapabilitiesOf(info wire.InitializeResult, realTime bool) Capabilities {
 	}
 }
 
+// slowHoldMS is how long every call to "slow" is held: ten times the
+// judge's wall-clock tolerance (wallTolerance in harness/steps).
+const slowHoldMS = 10
+
 // Values the generator draws from. Small pools make repeated calls, equal
 // costs and tier boundaries likely.
 var (
@@ -100,6 +111,7 @@ func Generate(t *rapid.T, caps Capabilities) Case {
 			c.WallClockS = ptr(600.0) // far away: never fires
 		case kind == 2:
 			c.WallClockS = ptr(0.000001) // spent by the end of the first turn
+			c.Slow = true
 		case kind == 3 && caps.RealTime:
 			c.WallClockS = ptr(rapid.SampledFrom([]float64{0.05, 0.1}).Draw(t, "wall_clock_s"))
 			c.Wait = &Hold{HoldS: rapid.SampledFrom([]float64{0.03, 0.08, 0.15}).Draw(t, "hold_s")}
@@ -113,6 +125,7 @@ func Generate(t *rapid.T, caps Capabilities) Case {
 	if c.Wait != nil {
 		tools = append(tools, "wait")
 	}
+	slow := c.Slow
 	var prev []Call
 	n := c.MaxTurns + 1
 	for i := 0; i < n; i++ {
@@ -133,6 +146,10 @@ func Generate(t *rapid.T, caps Capabilities) Case {
 				}
 				r.Calls = append(r.Calls, call)
 				prev = append(prev, call)
+			}
+			if slow {
+				r.Calls = append([]Call{{Tool: "slow", Input: `{"q":"a"}`}}, r.Calls...)
+				slow = false
 			}
 		}
 		c.Replies = append(c.Replies, r)

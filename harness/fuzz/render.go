@@ -92,6 +92,10 @@ func (c Case) Feature(title string) string {
 		step(`a data_source tool "wait" from provider "clock" declared safe with no key fields`)
 		step(`the tool "wait" is held until %s seconds after the session started`, num(c.Wait.HoldS))
 	}
+	if c.Slow {
+		step(`a data_source tool "slow" from provider "clock" declared safe with no key fields`)
+		step(`every call to "slow" is held for %d ms before it is answered`, slowHoldMS)
+	}
 	if c.Hooks {
 		step(`an observe subscriber "O" at every hook point`)
 	}
