@@ -5,5 +5,7 @@
 // the same wire as any kernel, and fails when a mutant survives or when a
 // MUST/SHOULD requirement that scenarios cover has no mutant at all.
 //
-// `make mutants` writes the result to reports/kill-matrix.json and .md.
+// `make mutants` writes the result to reports/tmp/kill-matrix.json and .md
+// and fails when the committed reports/kill-matrix.* differ from it;
+// `make mutants KILL_OUT=reports` rewrites them.
 package mutants
