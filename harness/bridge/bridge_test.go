@@ -102,8 +102,11 @@ func TestMisbehavingAgentsEndInAClearError(t *testing.T) {
 	}
 }
 
-// agentProcesses are the live processes carrying the run marker.
+// agentProcesses are the live processes carrying the marker of a run of
+// this test process (run IDs start with the kernel's pid): agents other
+// conform runs on the machine started are not this test's leftovers.
 func agentProcesses() []string {
+	own := runMarker + "=" + strconv.Itoa(os.Getpid()) + "-"
 	ents, _ := os.ReadDir("/proc")
 	var out []string
 	for _, e := range ents {
@@ -112,7 +115,7 @@ func agentProcesses() []string {
 			continue
 		}
 		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil || !strings.Contains(string(env), runMarker+"=") {
+		if err != nil || !strings.Contains(string(env), own) {
 			continue
 		}
 		if p, ok := readProc(pid); ok && !p.zombie {
@@ -132,6 +135,20 @@ func TestProfileCheck(t *testing.T) {
 	} {
 		if err := bad.Check(); err == nil {
 			t.Errorf("%+v: want an error", bad)
+		}
+	}
+}
+
+// A status the profile's status_map does not map is the profile's gap: the
+// session is an error naming the value, never the agent's "failed" (which
+// a check would count against the agent).
+func TestUnmappedStatusIsAnErrorOfTheBridge(t *testing.T) {
+	p := profile(t, "anthropic")
+	delete(p.Result.StatusMap, "completed")
+	r := suite(t, p, "@TA-01")
+	for _, s := range r.Scenarios {
+		if s.Status != report.Error || !strings.Contains(s.Failure, `status "completed" in its result line, which the profile's status_map does not map`) {
+			t.Errorf("%s: %s %q, want an error naming the unmapped status", s.Name, s.Status, s.Failure)
 		}
 	}
 }

@@ -97,7 +97,8 @@ type Result struct {
 	// Line selects the line: a field and its value ({"type":"result"}).
 	Line map[string]string `json:"line,omitempty"`
 	// StatusField holds the agent's ending; StatusMap maps its values onto
-	// the spec's statuses. A missing or unknown value is "failed".
+	// the spec's statuses. A missing or unknown value is an error of the
+	// bridge naming it (the profile's gap), never the agent's "failed".
 	StatusField string            `json:"status_field,omitempty"`
 	StatusMap   map[string]string `json:"status_map,omitempty"`
 	// TextField holds the final answer's text.
