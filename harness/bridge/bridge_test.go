@@ -132,6 +132,7 @@ func TestProfileCheck(t *testing.T) {
 		{Name: "x", Dialect: "anthropic", Command: []string{"{nope}"}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Files: map[string]string{"/etc/passwd": ""}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, NotTurns: []NotTurn{{Match: "sometimes", Answer: "x"}}},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Result: Result{StatusMap: map[string]string{"success": "complete"}}},
 	} {
 		if err := bad.Check(); err == nil {
 			t.Errorf("%+v: want an error", bad)

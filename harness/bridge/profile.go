@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentconform/conform/harness/bridge/dialect"
+	"github.com/agentconform/conform/spec/wire"
 )
 
 // Profile is one agent's launch profile: a declarative file a user writes to
@@ -110,6 +111,11 @@ type Result struct {
 	CostField         string `json:"cost_field,omitempty"`
 }
 
+// endStatuses are the statuses a session ends with (PROTOCOL.md): what a
+// profile's status_map may map onto. A misspelt one would reach the harness
+// as a status no check knows.
+var endStatuses = []string{wire.StatusCompleted, wire.StatusErrorMaxTurns, wire.StatusErrorMaxBudgetUSD, wire.StatusErrorMaxWallClock, wire.StatusCancelled, wire.StatusFailed}
+
 var placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
 
 var known = []string{"{instruction}", "{max_turns}", "{mcp_config}", "{hooks_config}", "{model}", "{base_url}", "{mcp_url}", "{home}", "{workdir}", "{conform}", "{bin}", "{hook_url}", "{otlp_url}"}
@@ -180,6 +186,11 @@ func (p *Profile) Check() error {
 	for k, v := range all {
 		if err := check(k, v); err != nil {
 			return err
+		}
+	}
+	for k, v := range p.Result.StatusMap {
+		if !slices.Contains(endStatuses, v) {
+			return fmt.Errorf("result.status_map %q: %q is not a status a session ends with (%s)", k, v, strings.Join(endStatuses, ", "))
 		}
 	}
 	for i, n := range p.NotTurns {
