@@ -13,6 +13,7 @@ import (
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/runner"
 	"github.com/agentconform/conform/kernelkit"
+	"github.com/agentconform/conform/spec/wire"
 )
 
 // The test binary doubles as the test agent: the profiles run
@@ -133,6 +134,8 @@ func TestProfileCheck(t *testing.T) {
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Files: map[string]string{"/etc/passwd": ""}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, NotTurns: []NotTurn{{Match: "sometimes", Answer: "x"}}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Result: Result{StatusMap: map[string]string{"success": "complete"}}},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Glue: []wire.GlueNote{{Requirement: "TA-2", Reason: "x"}}},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Glue: []wire.GlueNote{{Requirement: "TA-02"}}},
 	} {
 		if err := bad.Check(); err == nil {
 			t.Errorf("%+v: want an error", bad)
@@ -151,5 +154,17 @@ func TestUnmappedStatusIsAnErrorOfTheBridge(t *testing.T) {
 		if s.Status != report.Error || !strings.Contains(s.Failure, `status "completed" in its result line, which the profile's status_map does not map`) {
 			t.Errorf("%s: %s %q, want an error naming the unmapped status", s.Name, s.Status, s.Failure)
 		}
+	}
+}
+
+// A profile's glue list reaches the initialize answer, and so the report's
+// glue label: what the profile does for the agent is never counted as the
+// agent's.
+func TestProfileGlueReachesTheReport(t *testing.T) {
+	p := profile(t, "anthropic")
+	p.Glue = []wire.GlueNote{{Requirement: "TA-01", Reason: "the profile's status_map reads the agent's ending"}}
+	r := suite(t, p, "@TA-01")
+	if got := r.Kernel.Glue["TA-01"]; got != p.Glue[0].Reason {
+		t.Errorf("report glue for TA-01 = %q, want the profile's reason; glue map %v", got, r.Kernel.Glue)
 	}
 }

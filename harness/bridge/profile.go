@@ -54,6 +54,11 @@ type Profile struct {
 	// Capabilities and Readings are the initialize answer (PROTOCOL.md §15).
 	Capabilities []string          `json:"capabilities,omitempty"`
 	Readings     map[string]string `json:"readings,omitempty"`
+	// Glue names the requirements whose verdict depends on what the
+	// profile or the bridge does for the agent rather than on the agent
+	// (PROTOCOL.md §15): the initialize answer carries it, and reports
+	// count those failures apart from the agent's.
+	Glue []wire.GlueNote `json:"glue,omitempty"`
 	// NotTurns are the calls that are not turns of the loop (a routing or
 	// title request): answered as the agent needs, never sent to the
 	// harness, reported as observations.
@@ -115,6 +120,9 @@ type Result struct {
 // profile's status_map may map onto. A misspelt one would reach the harness
 // as a status no check knows.
 var endStatuses = []string{wire.StatusCompleted, wire.StatusErrorMaxTurns, wire.StatusErrorMaxBudgetUSD, wire.StatusErrorMaxWallClock, wire.StatusCancelled, wire.StatusFailed}
+
+// requirementID is the wire's pattern for a GlueNote's requirement.
+var requirementID = regexp.MustCompile(`^[A-Z]{2}-[0-9]{2}$`)
 
 var placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
 
@@ -186,6 +194,11 @@ func (p *Profile) Check() error {
 	for k, v := range all {
 		if err := check(k, v); err != nil {
 			return err
+		}
+	}
+	for i, g := range p.Glue {
+		if !requirementID.MatchString(g.Requirement) || strings.TrimSpace(g.Reason) == "" {
+			return fmt.Errorf("glue[%d]: needs a requirement ID (TA-25) and a reason, got %q and %q", i, g.Requirement, g.Reason)
 		}
 	}
 	for k, v := range p.Result.StatusMap {
