@@ -24,9 +24,25 @@ mkdir -p "$out" reports/tmp
 # page is a file.
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
+# The browser gets no network at all: a namespace holding only loopback
+# where one can be made (root: unshare --net; else a user namespace), and in
+# any case every host name resolved to nothing and every request sent to a
+# closed loopback proxy, so its update, metrics and safe-browsing calls
+# cannot leave the machine.
+isolate=""
+if command -v unshare >/dev/null 2>&1; then
+	if [ "$(id -u)" = 0 ] && unshare --net true 2>/dev/null; then
+		isolate="unshare --net --"
+	elif unshare -rn true 2>/dev/null; then
+		isolate="unshare -rn --"
+	fi
+fi
 run() {
-	"$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+	# shellcheck disable=SC2086
+	$isolate "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
 		--user-data-dir="$profile" --disable-extensions --disable-background-networking \
+		--disable-component-update --disable-sync --no-pings --disable-domain-reliability \
+		--proxy-server=127.0.0.1:9 --host-resolver-rules="MAP * ~NOTFOUND" \
 		--enable-logging=stderr --v=0 "$@"
 }
 status=0
@@ -35,7 +51,7 @@ for page in "$@"; do
 	url="file://$(cd "$(dirname "$page")" && pwd)/$(basename "$page")"
 	for w in 1400 420; do
 		log=reports/tmp/screenshot-$name-$w.log
-		run --window-size="$w,1000" --screenshot="$(pwd)/$out/$name-$w.png" "$url" >"$log" 2>&1 || {
+		run --window-size="$w,1000" --screenshot="$(cd "$out" && pwd)/$name-$w.png" "$url" >"$log" 2>&1 || {
 			echo "$page at $w px: $browser failed (see $log)"; status=1; continue; }
 		# Chromium logs each console message as CONSOLE(line)] "text", and a
 		# blocked load or CSP violation as one too.

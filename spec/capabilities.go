@@ -3,6 +3,8 @@ package spec
 import (
 	"slices"
 	"sort"
+
+	"github.com/agentconform/conform/internal/editdist"
 )
 
 // protocolCapabilities are capability names PROTOCOL.md §15 defines that no
@@ -46,7 +48,7 @@ func (c *Catalog) UnknownCapabilities(declared []string) []string {
 func (c *Catalog) NearestCapability(name string) string {
 	best, bestD, tie := "", -1, false
 	for _, k := range c.Capabilities() {
-		d := editDistance(name, k)
+		d := editdist.Bytes(name, k)
 		switch {
 		case bestD < 0 || d < bestD:
 			best, bestD, tie = k, d, false
@@ -58,26 +60,4 @@ func (c *Catalog) NearestCapability(name string) string {
 		return ""
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes
-// (capability names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

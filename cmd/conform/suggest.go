@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/agentconform/conform/internal/editdist"
 )
 
 // unknownFlagRe reads pflag's "unknown flag: --junit-xml".
@@ -43,7 +45,7 @@ func nearFlags(cmd *cobra.Command, name string) []string {
 			return
 		}
 		seen[f.Name] = true
-		d := editDistance(name, f.Name)
+		d := editdist.Bytes(name, f.Name)
 		switch {
 		case len(f.Name) >= 3 && (strings.HasPrefix(name, f.Name) || strings.HasPrefix(f.Name, name)):
 			d = min(d, 1)
@@ -70,28 +72,6 @@ func nearFlags(cmd *cobra.Command, name string) []string {
 	return out
 }
 
-// editDistance is the Levenshtein distance of a and b, in bytes (flag
-// names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // nearTags are the tags of the suite a tag of an expression that selects
 // nothing may have meant (@TA-1 for @TA-01, @Must for @must).
 func nearTags(expr string, known []string) []string {
@@ -106,7 +86,7 @@ func nearTags(expr string, known []string) []string {
 		}
 		best, bestD := "", -1
 		for _, k := range known {
-			if d := editDistance(strings.ToLower(t), strings.ToLower(k)); bestD < 0 || d < bestD {
+			if d := editdist.Bytes(strings.ToLower(t), strings.ToLower(k)); bestD < 0 || d < bestD {
 				best, bestD = k, d
 			}
 		}

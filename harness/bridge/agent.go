@@ -127,6 +127,11 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 	if !ok && why == "" {
 		what = append(what, fmt.Sprintf("exited (%s) without its result line (%s)", status, describe(pr.Result.Line)))
 	}
+	if ok && why == "" && res.Status == "" {
+		line, _ := r.resultLine(out.lines())
+		what = append(what, fmt.Sprintf("ended with %s %q in its result line, which the profile's status_map does not map (the profile's glue, not the agent's verdict)",
+			pr.Result.StatusField, fmt.Sprint(dig(line, pr.Result.StatusField))))
+	}
 	if len(left) > 0 {
 		what = append(what, fmt.Sprintf("left %d process(es) running after it exited (%s), ended by the bridge", len(left), strings.Join(left, ", ")))
 	}
@@ -249,39 +254,51 @@ func (w *lineWriter) lines() []string {
 // result reads the profile's result line, the last one that matches.
 func (r *run) result(lines []string) (wire.RunSessionResult, bool) {
 	rs := r.k.Profile.Result
+	m, ok := r.resultLine(lines)
+	if !ok {
+		return wire.RunSessionResult{}, false
+	}
+	// A status the profile does not map is the profile's gap, not the
+	// agent's failure: it is left empty, and run names it as an error
+	// of the bridge instead of inventing "failed".
+	res := wire.RunSessionResult{SessionID: r.p.SessionID}
+	if s, ok := rs.StatusMap[fmt.Sprint(dig(m, rs.StatusField))]; ok {
+		res.Status = s
+	}
+	if t, ok := dig(m, rs.TextField).(string); ok && rs.TextField != "" {
+		res.FinalMessage = &wire.Message{Role: "assistant", Content: []wire.ContentBlock{{Type: wire.BlockText, Text: t}}}
+	}
+	if v, ok := dig(m, rs.InputTokensField).(float64); ok {
+		res.TotalInputTokens = int64(v)
+	}
+	if v, ok := dig(m, rs.OutputTokensField).(float64); ok {
+		res.TotalOutputTokens = int64(v)
+	}
+	if v, ok := dig(m, rs.CostField).(float64); ok {
+		res.TotalCostUSD = v
+	}
+	return res, true
+}
+
+// resultLine is the last line of the agent's stdout that is the profile's
+// result line.
+func (r *run) resultLine(lines []string) (map[string]any, bool) {
 	for i := len(lines) - 1; i >= 0; i-- {
 		var m map[string]any
 		if json.Unmarshal([]byte(lines[i]), &m) != nil {
 			continue
 		}
 		match := true
-		for k, v := range rs.Line {
+		for k, v := range r.k.Profile.Result.Line {
 			if fmt.Sprint(m[k]) != v {
 				match = false
 			}
 		}
-		if !match {
-			continue
+		if match {
+			return m, true
 		}
-		res := wire.RunSessionResult{SessionID: r.p.SessionID, Status: wire.StatusFailed}
-		if s, ok := rs.StatusMap[fmt.Sprint(dig(m, rs.StatusField))]; ok {
-			res.Status = s
-		}
-		if t, ok := dig(m, rs.TextField).(string); ok && rs.TextField != "" {
-			res.FinalMessage = &wire.Message{Role: "assistant", Content: []wire.ContentBlock{{Type: wire.BlockText, Text: t}}}
-		}
-		if v, ok := dig(m, rs.InputTokensField).(float64); ok {
-			res.TotalInputTokens = int64(v)
-		}
-		if v, ok := dig(m, rs.OutputTokensField).(float64); ok {
-			res.TotalOutputTokens = int64(v)
-		}
-		if v, ok := dig(m, rs.CostField).(float64); ok {
-			res.TotalCostUSD = v
-		}
-		return res, true
 	}
-	return wire.RunSessionResult{}, false
+	return nil, false
 }
 
 func dig(m map[string]any, path string) any {

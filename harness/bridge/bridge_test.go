@@ -13,6 +13,7 @@ import (
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/runner"
 	"github.com/agentconform/conform/kernelkit"
+	"github.com/agentconform/conform/spec/wire"
 )
 
 // The test binary doubles as the test agent: the profiles run
@@ -102,8 +103,11 @@ func TestMisbehavingAgentsEndInAClearError(t *testing.T) {
 	}
 }
 
-// agentProcesses are the live processes carrying the run marker.
+// agentProcesses are the live processes carrying the marker of a run of
+// this test process (run IDs start with the kernel's pid): agents other
+// conform runs on the machine started are not this test's leftovers.
 func agentProcesses() []string {
+	own := runMarker + "=" + strconv.Itoa(os.Getpid()) + "-"
 	ents, _ := os.ReadDir("/proc")
 	var out []string
 	for _, e := range ents {
@@ -112,7 +116,7 @@ func agentProcesses() []string {
 			continue
 		}
 		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil || !strings.Contains(string(env), runMarker+"=") {
+		if err != nil || !strings.Contains(string(env), own) {
 			continue
 		}
 		if p, ok := readProc(pid); ok && !p.zombie {
@@ -129,9 +133,38 @@ func TestProfileCheck(t *testing.T) {
 		{Name: "x", Dialect: "anthropic", Command: []string{"{nope}"}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Files: map[string]string{"/etc/passwd": ""}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, NotTurns: []NotTurn{{Match: "sometimes", Answer: "x"}}},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Result: Result{StatusMap: map[string]string{"success": "complete"}}},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Glue: []wire.GlueNote{{Requirement: "TA-2", Reason: "x"}}},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Glue: []wire.GlueNote{{Requirement: "TA-02"}}},
 	} {
 		if err := bad.Check(); err == nil {
 			t.Errorf("%+v: want an error", bad)
 		}
+	}
+}
+
+// A status the profile's status_map does not map is the profile's gap: the
+// session is an error naming the value, never the agent's "failed" (which
+// a check would count against the agent).
+func TestUnmappedStatusIsAnErrorOfTheBridge(t *testing.T) {
+	p := profile(t, "anthropic")
+	delete(p.Result.StatusMap, "completed")
+	r := suite(t, p, "@TA-01")
+	for _, s := range r.Scenarios {
+		if s.Status != report.Error || !strings.Contains(s.Failure, `status "completed" in its result line, which the profile's status_map does not map`) {
+			t.Errorf("%s: %s %q, want an error naming the unmapped status", s.Name, s.Status, s.Failure)
+		}
+	}
+}
+
+// A profile's glue list reaches the initialize answer, and so the report's
+// glue label: what the profile does for the agent is never counted as the
+// agent's.
+func TestProfileGlueReachesTheReport(t *testing.T) {
+	p := profile(t, "anthropic")
+	p.Glue = []wire.GlueNote{{Requirement: "TA-01", Reason: "the profile's status_map reads the agent's ending"}}
+	r := suite(t, p, "@TA-01")
+	if got := r.Kernel.Glue["TA-01"]; got != p.Glue[0].Reason {
+		t.Errorf("report glue for TA-01 = %q, want the profile's reason; glue map %v", got, r.Kernel.Glue)
 	}
 }

@@ -22,8 +22,8 @@
 //
 // Isolation: the agent kernel runs inside a network namespace of its own
 // (`unshare --net`), brings loopback up, and proves isolation by listing the
-// namespace's interfaces (only lo). Isolated refuses to run otherwise unless
-// the profile run was started with --no-isolation.
+// namespace's interfaces (only lo, Isolation). conform agent-kernel refuses
+// to serve otherwise unless started with --no-isolation.
 //
 // Requirements: the bridge judges nothing; it carries every row of the
 // catalog a coding agent can show (TA-*, HD-*, ER-* through the recorded

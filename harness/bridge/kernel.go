@@ -50,7 +50,7 @@ func (k *Kernel) Info() kernelkit.Info {
 	}
 	caps := append([]string(nil), k.Profile.Capabilities...)
 	sort.Strings(caps)
-	return kernelkit.Info{Name: "conform-bridge/" + k.Profile.Name, Version: k.Version, Capabilities: caps, Readings: r}
+	return kernelkit.Info{Name: "conform-bridge/" + k.Profile.Name, Version: k.Version, Capabilities: caps, Readings: r, Glue: k.Profile.Glue}
 }
 
 // Run bridges one session: the agent runs once, start to end.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentconform/conform/harness/bridge/dialect"
+	"github.com/agentconform/conform/spec/wire"
 )
 
 // Profile is one agent's launch profile: a declarative file a user writes to
@@ -53,6 +54,11 @@ type Profile struct {
 	// Capabilities and Readings are the initialize answer (PROTOCOL.md §15).
 	Capabilities []string          `json:"capabilities,omitempty"`
 	Readings     map[string]string `json:"readings,omitempty"`
+	// Glue names the requirements whose verdict depends on what the
+	// profile or the bridge does for the agent rather than on the agent
+	// (PROTOCOL.md §15): the initialize answer carries it, and reports
+	// count those failures apart from the agent's.
+	Glue []wire.GlueNote `json:"glue,omitempty"`
 	// NotTurns are the calls that are not turns of the loop (a routing or
 	// title request): answered as the agent needs, never sent to the
 	// harness, reported as observations.
@@ -97,7 +103,8 @@ type Result struct {
 	// Line selects the line: a field and its value ({"type":"result"}).
 	Line map[string]string `json:"line,omitempty"`
 	// StatusField holds the agent's ending; StatusMap maps its values onto
-	// the spec's statuses. A missing or unknown value is "failed".
+	// the spec's statuses. A missing or unknown value is an error of the
+	// bridge naming it (the profile's gap), never the agent's "failed".
 	StatusField string            `json:"status_field,omitempty"`
 	StatusMap   map[string]string `json:"status_map,omitempty"`
 	// TextField holds the final answer's text.
@@ -108,6 +115,14 @@ type Result struct {
 	OutputTokensField string `json:"output_tokens_field,omitempty"`
 	CostField         string `json:"cost_field,omitempty"`
 }
+
+// endStatuses are the statuses a session ends with (PROTOCOL.md): what a
+// profile's status_map may map onto. A misspelt one would reach the harness
+// as a status no check knows.
+var endStatuses = []string{wire.StatusCompleted, wire.StatusErrorMaxTurns, wire.StatusErrorMaxBudgetUSD, wire.StatusErrorMaxWallClock, wire.StatusCancelled, wire.StatusFailed}
+
+// requirementID is the wire's pattern for a GlueNote's requirement.
+var requirementID = regexp.MustCompile(`^[A-Z]{2}-[0-9]{2}$`)
 
 var placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
 
@@ -179,6 +194,16 @@ func (p *Profile) Check() error {
 	for k, v := range all {
 		if err := check(k, v); err != nil {
 			return err
+		}
+	}
+	for i, g := range p.Glue {
+		if !requirementID.MatchString(g.Requirement) || strings.TrimSpace(g.Reason) == "" {
+			return fmt.Errorf("glue[%d]: needs a requirement ID (TA-25) and a reason, got %q and %q", i, g.Requirement, g.Reason)
+		}
+	}
+	for k, v := range p.Result.StatusMap {
+		if !slices.Contains(endStatuses, v) {
+			return fmt.Errorf("result.status_map %q: %q is not a status a session ends with (%s)", k, v, strings.Join(endStatuses, ", "))
 		}
 	}
 	for i, n := range p.NotTurns {

@@ -80,20 +80,10 @@ func SuiteDigest() string {
 // file's path relative to root and its bytes, in path order, each part
 // length-prefixed so that no two suites share an input.
 func Digest(catalog []byte, fsys fs.FS, root string) (string, error) {
-	var files []string
-	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(p, ".feature") {
-			files = append(files, p)
-		}
-		return nil
-	})
+	files, err := FeatureFiles(fsys, root)
 	if err != nil {
 		return "", fmt.Errorf("reading the feature files: %w", err)
 	}
-	slices.Sort(files)
 	h := sha256.New()
 	part := func(b []byte) {
 		fmt.Fprintf(h, "%d:", len(b))
@@ -118,4 +108,24 @@ func Short(digest string) string {
 		return Prefix + h[:12]
 	}
 	return digest
+}
+
+// FeatureFiles lists the .feature files under root in fsys, in path order:
+// the suite the runner loads and the digest covers are one list.
+func FeatureFiles(fsys fs.FS, root string) ([]string, error) {
+	var files []string
+	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".feature") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(files)
+	return files, nil
 }

@@ -245,17 +245,8 @@ func kernelTitle(k Kernel) string {
 }
 
 func scenarioCounts(r *Report) string {
-	total := 0
-	var parts []string
-	for _, st := range ScenarioStatuses() {
-		n := r.Summary.Scenarios[st]
-		total += n
-		if n == 0 && (st == NotReached || st == NotRun) {
-			continue // rare statuses are named only when they occur
-		}
-		parts = append(parts, fmt.Sprintf("%d %s", n, word(st)))
-	}
-	return fmt.Sprintf("%d (%s)", total, strings.Join(parts, ", "))
+	total, parts := scenarioTotals(r)
+	return fmt.Sprintf("%d (%s)", total, parts)
 }
 
 func completeness(c Compliance) string {

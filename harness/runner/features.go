@@ -13,6 +13,7 @@ import (
 	gherkin "github.com/cucumber/gherkin/go/v42"
 	messages "github.com/cucumber/messages/go/v34"
 
+	"github.com/agentconform/conform/harness/provenance"
 	"github.com/agentconform/conform/spec"
 )
 
@@ -44,16 +45,7 @@ type ScenarioInfo struct {
 // LoadFeatures lists and checks every .feature file under root in fsys. It
 // returns all defects at once, so an author fixes them in one pass.
 func LoadFeatures(fsys fs.FS, root string, cat *spec.Catalog) ([]string, []ScenarioInfo, error) {
-	var files []string
-	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(p, ".feature") {
-			files = append(files, p)
-		}
-		return nil
-	})
+	files, err := provenance.FeatureFiles(fsys, root)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -50,22 +50,8 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request, body []byte) bool 
 		return false
 	}
 	c, err := s.chatDecode(body)
-	if err != nil {
-		s.o.Observe("openai-chat: refused a request the dialect does not allow: %v", err)
-		writeJSON(w, http.StatusBadRequest, oaiError("invalid_request_error", "", err.Error()))
-		return true
-	}
-	c.Path = r.URL.Path
-	res, err := s.call(r.Context(), c)
-	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, oaiError("server_error", "", "conform: "+err.Error()))
-		return true
-	}
-	rp := fold(res)
-	if rp.err != nil && (!c.Stream || !rp.before) {
-		st, b := oaiErrorOf(rp.err)
-		retryAfter(w, rp.err)
-		writeJSON(w, st, b)
+	rp, ok := s.oaiCall(w, r, c, err)
+	if !ok {
 		return true
 	}
 	id, model, now := s.id("chatcmpl-conform-"), c.Params.Model, time.Now().Unix()
@@ -248,4 +234,30 @@ func oaiErrorOf(e *wire.ModelError) (int, map[string]any) {
 		return http.StatusBadRequest, oaiError("invalid_request_error", "content_filter", orDefault(msg, "The response was filtered due to the prompt triggering content management policy."))
 	}
 	return http.StatusInternalServerError, oaiError("server_error", "", orDefault(msg, "The server had an error while processing your request."))
+}
+
+// oaiCall is what both OpenAI dialects do with a decoded request (decodeErr:
+// it could not be decoded): refuse it, or pass it to the harness and fold
+// the answer. An error the answer holds is written here unless it comes
+// mid-stream; ok false: the response is written.
+func (s *server) oaiCall(w http.ResponseWriter, r *http.Request, c Call, decodeErr error) (rp reply, ok bool) {
+	if decodeErr != nil {
+		s.o.Observe("%s: refused a request the dialect does not allow: %v", s.name, decodeErr)
+		writeJSON(w, http.StatusBadRequest, oaiError("invalid_request_error", "", decodeErr.Error()))
+		return reply{}, false
+	}
+	c.Path = r.URL.Path
+	res, err := s.call(r.Context(), c)
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, oaiError("server_error", "", "conform: "+err.Error()))
+		return reply{}, false
+	}
+	rp = fold(res)
+	if rp.err != nil && (!c.Stream || !rp.before) {
+		st, b := oaiErrorOf(rp.err)
+		retryAfter(w, rp.err)
+		writeJSON(w, st, b)
+		return reply{}, false
+	}
+	return rp, true
 }

@@ -50,22 +50,8 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request, body []byte) 
 		return false
 	}
 	c, ns, err := s.respDecode(body)
-	if err != nil {
-		s.o.Observe("openai-responses: refused a request the dialect does not allow: %v", err)
-		writeJSON(w, http.StatusBadRequest, oaiError("invalid_request_error", "", err.Error()))
-		return true
-	}
-	c.Path = r.URL.Path
-	res, err := s.call(r.Context(), c)
-	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, oaiError("server_error", "", "conform: "+err.Error()))
-		return true
-	}
-	rp := fold(res)
-	if rp.err != nil && (!c.Stream || !rp.before) {
-		st, b := oaiErrorOf(rp.err)
-		retryAfter(w, rp.err)
-		writeJSON(w, st, b)
+	rp, ok := s.oaiCall(w, r, c, err)
+	if !ok {
 		return true
 	}
 	id := s.id("resp_conform_")

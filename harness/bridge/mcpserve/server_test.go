@@ -60,8 +60,13 @@ func TestListsTheSessionTools(t *testing.T) {
 	s, cs := serve(t, func(context.Context, string, json.RawMessage) (wire.ToolInvokeResult, error) {
 		return wire.ToolInvokeResult{}, nil
 	})
+	// The client's notifications/initialized is handled after Connect
+	// returns, on the server's own time: wait for it, never race it.
+	for deadline := time.Now().Add(10 * time.Second); s.Sessions() != 1 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if s.Sessions() != 1 {
-		t.Errorf("Sessions() = %d after one client initialized, want 1", s.Sessions())
+		t.Errorf("Sessions() = %d 10 s after one client initialized, want 1", s.Sessions())
 	}
 	res, err := cs.ListTools(ctx10(t), nil)
 	if err != nil {

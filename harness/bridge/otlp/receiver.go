@@ -144,34 +144,30 @@ func (r *Receiver) traces(w http.ResponseWriter, req *http.Request) {
 }
 
 func (r *Receiver) logs(w http.ResponseWriter, req *http.Request) {
-	body, ok := r.read(w, req)
-	if !ok {
-		return
-	}
-	ct := req.Header.Get("Content-Type")
-	body, err := unzip(body, req.Header.Get("Content-Encoding"))
-	if err == nil {
-		lr := plogotlp.NewExportRequest()
-		if isJSON(ct) {
-			err = lr.UnmarshalJSON(body)
-		} else {
-			err = lr.UnmarshalProto(body)
-		}
-		if err == nil {
-			r.count(func(c *Counts) { c.LogRecords += lr.Logs().LogRecordCount() })
-		} else {
-			err = fmt.Errorf("not an OTLP logs export (%s): %v", kind(ct), err)
-		}
-	}
-	if err != nil {
-		r.bad(w, req.URL.Path, err)
-		return
-	}
-	resp := plogotlp.NewExportResponse()
-	respond(w, ct, resp.MarshalJSON, resp.MarshalProto)
+	lr := plogotlp.NewExportRequest()
+	r.export(w, req, "logs", lr, plogotlp.NewExportResponse(), func(c *Counts) { c.LogRecords += lr.Logs().LogRecordCount() })
 }
 
 func (r *Receiver) metrics(w http.ResponseWriter, req *http.Request) {
+	mr := pmetricotlp.NewExportRequest()
+	r.export(w, req, "metrics", mr, pmetricotlp.NewExportResponse(), func(c *Counts) { c.DataPoints += mr.Metrics().DataPointCount() })
+}
+
+// exportRequest and exportResponse are the OTLP messages of one signal, in
+// either encoding.
+type exportRequest interface {
+	UnmarshalJSON([]byte) error
+	UnmarshalProto([]byte) error
+}
+
+type exportResponse interface {
+	MarshalJSON() ([]byte, error)
+	MarshalProto() ([]byte, error)
+}
+
+// export reads one export of a signal conform only counts (logs, metrics)
+// into into, adds what it holds with add, and answers with resp.
+func (r *Receiver) export(w http.ResponseWriter, req *http.Request, signal string, into exportRequest, resp exportResponse, add func(*Counts)) {
 	body, ok := r.read(w, req)
 	if !ok {
 		return
@@ -179,22 +175,19 @@ func (r *Receiver) metrics(w http.ResponseWriter, req *http.Request) {
 	ct := req.Header.Get("Content-Type")
 	body, err := unzip(body, req.Header.Get("Content-Encoding"))
 	if err == nil {
-		mr := pmetricotlp.NewExportRequest()
 		if isJSON(ct) {
-			err = mr.UnmarshalJSON(body)
+			err = into.UnmarshalJSON(body)
 		} else {
-			err = mr.UnmarshalProto(body)
+			err = into.UnmarshalProto(body)
 		}
-		if err == nil {
-			r.count(func(c *Counts) { c.DataPoints += mr.Metrics().DataPointCount() })
-		} else {
-			err = fmt.Errorf("not an OTLP metrics export (%s): %v", kind(ct), err)
+		if err != nil {
+			err = fmt.Errorf("not an OTLP %s export (%s): %v", signal, kind(ct), err)
 		}
 	}
 	if err != nil {
 		r.bad(w, req.URL.Path, err)
 		return
 	}
-	resp := pmetricotlp.NewExportResponse()
+	r.count(add)
 	respond(w, ct, resp.MarshalJSON, resp.MarshalProto)
 }
