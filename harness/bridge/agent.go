@@ -186,6 +186,9 @@ func (r *run) prepare() (map[string]string, error) {
 			return nil, err
 		}
 	}
+	if err := r.writeHooks(vars); err != nil {
+		return nil, err
+	}
 	for k, v := range pr.Files {
 		p := filepath.Clean(expand(k, vars))
 		if !strings.HasPrefix(p, r.dir+string(os.PathSeparator)) {

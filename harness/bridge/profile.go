@@ -45,6 +45,10 @@ type Profile struct {
 	// "mcp__conform__"): a tool offered without it is the agent's own.
 	MCPServerName string `json:"mcp_server_name,omitempty"`
 	ToolPrefix    string `json:"tool_prefix,omitempty"`
+	// Hooks names the agent's hook format the bridge writes for the
+	// session's subscribers ("claude-code": the {hooks_config} settings
+	// file; "codex": ~/.codex/hooks.json); empty: no hooks.
+	Hooks string `json:"hooks,omitempty"`
 	// Bounds maps a session bound to the arguments that set it, appended
 	// to Command when the session has the bound: "max_turns":
 	// ["--max-turns", "{max_turns}"]. A bound missing here is one the agent
@@ -176,6 +180,9 @@ func (p *Profile) Check() error {
 		}
 	}
 	all["mcp_config"], all["hooks_config"] = p.MCPConfig, p.HooksConfig
+	if p.Hooks != "" && p.Hooks != "claude-code" && p.Hooks != "codex" {
+		return fmt.Errorf("hooks %q: the bridge writes hook configurations for claude-code and codex", p.Hooks)
+	}
 	for k, v := range all {
 		if err := check(k, v); err != nil {
 			return err

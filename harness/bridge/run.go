@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/agentconform/conform/harness/bridge/dialect"
+	"github.com/agentconform/conform/harness/bridge/hookrelay"
 	"github.com/agentconform/conform/harness/bridge/mcpserve"
 	"github.com/agentconform/conform/kernelkit"
 	"github.com/agentconform/conform/spec/wire"
@@ -42,6 +43,7 @@ type run struct {
 	problems  []string // the agent's misbehaviour, for the error answer
 	observed  []string
 	ownTools  map[string]bool
+	sess      *kernelkit.Session // for the hooks' fan-out (hooks.go)
 }
 
 var runSeq struct {
@@ -58,7 +60,7 @@ func newRun(k *Kernel, h *kernelkit.Host, p wire.RunParams) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{k: k, h: h, p: p, dir: dir, id: id, ownTools: map[string]bool{}}
+	r := &run{k: k, h: h, p: p, dir: dir, id: id, ownTools: map[string]bool{}, sess: kernelkit.NewSession(h, p)}
 	for _, d := range []string{"home", "work", "tmp"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
 			r.close()
@@ -134,6 +136,7 @@ func (r *run) serve() error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", r.mcp.Handler())
 	mux.Handle("/mcp/", r.mcp.Handler())
+	mux.Handle("/hooks", hookrelay.Handler(r.dispatch))
 	r.aux, r.auxURL, err = listen(mux)
 	return err
 }
