@@ -2,7 +2,9 @@ package bridge
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,6 +22,15 @@ import (
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "test-agent" {
 		os.Exit(testagent.Main(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "isolation-probe" {
+		proof, err := Isolation()
+		if err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		fmt.Println(proof)
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -133,5 +144,27 @@ func TestProfileCheck(t *testing.T) {
 		if err := bad.Check(); err == nil {
 			t.Errorf("%+v: want an error", bad)
 		}
+	}
+}
+
+// Outside a namespace of its own (this machine's has more than lo) the
+// isolation proof refuses; inside `unshare --net` it finds only lo.
+func TestIsolationProof(t *testing.T) {
+	if ifs, err := Interfaces(); err != nil || len(ifs) < 2 {
+		t.Skipf("this namespace holds %v: nothing to refuse", ifs)
+	}
+	if _, err := Isolation(); err == nil || !strings.Contains(err.Error(), "not isolated") {
+		t.Fatalf("Isolation() outside a namespace = %v, want a refusal", err)
+	}
+	if err := CanUnshareNet(); err != nil {
+		t.Skip(err)
+	}
+	self, _ := os.Executable()
+	out, err := exec.Command("unshare", "--net", "--", self, "isolation-probe").CombinedOutput()
+	if err != nil {
+		t.Fatalf("unshare: %v: %s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != "netns: interfaces lo" {
+		t.Fatalf("inside the namespace: %q", got)
 	}
 }
