@@ -127,6 +127,9 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 	if !ok && why == "" {
 		what = append(what, fmt.Sprintf("exited (%s) without its result line (%s)", status, describe(pr.Result.Line)))
 	}
+	if why == "" && len(r.p.Config.Tools) > 0 && r.mcp.Sessions() == 0 {
+		what = append(what, fmt.Sprintf("opened no MCP session: the session's %d tool(s) were never listed", len(r.p.Config.Tools)))
+	}
 	if len(left) > 0 {
 		what = append(what, fmt.Sprintf("left %d process(es) running after it exited (%s), ended by the bridge", len(left), strings.Join(left, ", ")))
 	}

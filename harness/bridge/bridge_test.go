@@ -94,6 +94,7 @@ func TestMisbehavingAgentsEndInAClearError(t *testing.T) {
 		{"fork-helper", "(sleep 3600)), ended by the bridge"},
 		{"hang", "hung"},
 		{"flood", "flooded its output"},
+		{"no-mcp", "opened no MCP session"},
 	} {
 		t.Run(tc.misbehave, func(t *testing.T) {
 			p := profile(t, "anthropic", "--misbehave", tc.misbehave)
@@ -113,7 +114,8 @@ func TestMisbehavingAgentsEndInAClearError(t *testing.T) {
 	}
 }
 
-// agentProcesses are the live processes carrying the run marker.
+// agentProcesses are the live processes carrying a run marker of this
+// process (the agent kernels are in-process here).
 func agentProcesses() []string {
 	ents, _ := os.ReadDir("/proc")
 	var out []string
@@ -123,7 +125,7 @@ func agentProcesses() []string {
 			continue
 		}
 		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil || !strings.Contains(string(env), runMarker+"=") {
+		if err != nil || !strings.Contains(string(env), runMarker+"="+strconv.Itoa(os.Getpid())+"-") {
 			continue
 		}
 		if p, ok := readProc(pid); ok && !p.zombie {
