@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentconform/conform/harness/bridge/otlp"
 	"github.com/agentconform/conform/harness/bridge/testagent"
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/runner"
@@ -142,6 +143,8 @@ func TestProfileCheck(t *testing.T) {
 		{Name: "x", Dialect: "anthropic", Command: []string{"{nope}"}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Files: map[string]string{"/etc/passwd": ""}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, NotTurns: []NotTurn{{Match: "sometimes", Answer: "x"}}},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, SpanRoles: []otlp.RoleRule{{Name: "x", Role: "wizard"}}},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Hooks: "cline"},
 	} {
 		if err := bad.Check(); err == nil {
 			t.Errorf("%+v: want an error", bad)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentconform/conform/harness/bridge/dialect"
+	"github.com/agentconform/conform/harness/bridge/otlp"
 )
 
 // Profile is one agent's launch profile: a declarative file a user writes to
@@ -49,6 +50,12 @@ type Profile struct {
 	// session's subscribers ("claude-code": the {hooks_config} settings
 	// file; "codex": ~/.codex/hooks.json); empty: no hooks.
 	Hooks string `json:"hooks,omitempty"`
+	// SpanRoles give the agent's OTLP spans conform roles by name (a
+	// path.Match pattern): {"name": "codex.turn*", "role": "turn"}. Spans
+	// reach the harness as trace/span only when the session has telemetry
+	// on; {otlp_url} is the receiver's base URL (/v1/traces, /v1/logs,
+	// /v1/metrics).
+	SpanRoles []otlp.RoleRule `json:"span_roles,omitempty"`
 	// Bounds maps a session bound to the arguments that set it, appended
 	// to Command when the session has the bound: "max_turns":
 	// ["--max-turns", "{max_turns}"]. A bound missing here is one the agent
@@ -187,6 +194,9 @@ func (p *Profile) Check() error {
 		if err := check(k, v); err != nil {
 			return err
 		}
+	}
+	if err := (otlp.Mapping{Roles: p.SpanRoles}).Check(); err != nil {
+		return err
 	}
 	for i, n := range p.NotTurns {
 		switch n.Match {

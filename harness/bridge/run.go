@@ -16,6 +16,7 @@ import (
 	"github.com/agentconform/conform/harness/bridge/dialect"
 	"github.com/agentconform/conform/harness/bridge/hookrelay"
 	"github.com/agentconform/conform/harness/bridge/mcpserve"
+	"github.com/agentconform/conform/harness/bridge/otlp"
 	"github.com/agentconform/conform/kernelkit"
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -137,6 +138,17 @@ func (r *run) serve() error {
 	mux.Handle("/mcp", r.mcp.Handler())
 	mux.Handle("/mcp/", r.mcp.Handler())
 	mux.Handle("/hooks", hookrelay.Handler(r.dispatch))
+	// Spans are the agent's own; the bridge forwards them only when the
+	// session asked for telemetry, and adds none.
+	rc, err := otlp.New(func(s wire.Span) {
+		if r.p.Config.Telemetry {
+			r.h.Span(s)
+		}
+	}, otlp.Mapping{SessionID: r.p.SessionID, Roles: pr.SpanRoles})
+	if err != nil {
+		return err
+	}
+	mux.Handle("/v1/", rc.Handler())
 	r.aux, r.auxURL, err = listen(mux)
 	return err
 }
