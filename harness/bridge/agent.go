@@ -132,6 +132,9 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 		what = append(what, fmt.Sprintf("ended with %s %q in its result line, which the profile's status_map does not map (the profile's glue, not the agent's verdict)",
 			pr.Result.StatusField, fmt.Sprint(dig(line, pr.Result.StatusField))))
 	}
+	if why == "" && len(r.p.Config.Tools) > 0 && r.mcp.Sessions() == 0 {
+		what = append(what, fmt.Sprintf("opened no MCP session: the session's %d tool(s) were never listed", len(r.p.Config.Tools)))
+	}
 	if len(left) > 0 {
 		what = append(what, fmt.Sprintf("left %d process(es) running after it exited (%s), ended by the bridge", len(left), strings.Join(left, ", ")))
 	}
@@ -190,6 +193,9 @@ func (r *run) prepare() (map[string]string, error) {
 		if err := write(vars["{hooks_config}"], pr.HooksConfig); err != nil {
 			return nil, err
 		}
+	}
+	if err := r.writeHooks(vars); err != nil {
+		return nil, err
 	}
 	for k, v := range pr.Files {
 		p := filepath.Clean(expand(k, vars))

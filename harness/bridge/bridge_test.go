@@ -2,13 +2,16 @@ package bridge
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentconform/conform/harness/bridge/otlp"
 	"github.com/agentconform/conform/harness/bridge/testagent"
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/runner"
@@ -21,6 +24,15 @@ import (
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "test-agent" {
 		os.Exit(testagent.Main(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "isolation-probe" {
+		proof, err := Isolation()
+		if err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		fmt.Println(proof)
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -84,6 +96,7 @@ func TestMisbehavingAgentsEndInAClearError(t *testing.T) {
 		{"fork-helper", "(sleep 3600)), ended by the bridge"},
 		{"hang", "hung"},
 		{"flood", "flooded its output"},
+		{"no-mcp", "opened no MCP session"},
 	} {
 		t.Run(tc.misbehave, func(t *testing.T) {
 			p := profile(t, "anthropic", "--misbehave", tc.misbehave)
@@ -136,6 +149,8 @@ func TestProfileCheck(t *testing.T) {
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Result: Result{StatusMap: map[string]string{"success": "complete"}}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Glue: []wire.GlueNote{{Requirement: "TA-2", Reason: "x"}}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Glue: []wire.GlueNote{{Requirement: "TA-02"}}},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, SpanRoles: []otlp.RoleRule{{Name: "x", Role: "wizard"}}},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Hooks: "cline"},
 	} {
 		if err := bad.Check(); err == nil {
 			t.Errorf("%+v: want an error", bad)
@@ -166,5 +181,27 @@ func TestProfileGlueReachesTheReport(t *testing.T) {
 	r := suite(t, p, "@TA-01")
 	if got := r.Kernel.Glue["TA-01"]; got != p.Glue[0].Reason {
 		t.Errorf("report glue for TA-01 = %q, want the profile's reason; glue map %v", got, r.Kernel.Glue)
+	}
+}
+
+// Outside a namespace of its own (this machine's has more than lo) the
+// isolation proof refuses; inside `unshare --net` it finds only lo.
+func TestIsolationProof(t *testing.T) {
+	if ifs, err := Interfaces(); err != nil || len(ifs) < 2 {
+		t.Skipf("this namespace holds %v: nothing to refuse", ifs)
+	}
+	if _, err := Isolation(); err == nil || !strings.Contains(err.Error(), "not isolated") {
+		t.Fatalf("Isolation() outside a namespace = %v, want a refusal", err)
+	}
+	if err := CanUnshareNet(); err != nil {
+		t.Skip(err)
+	}
+	self, _ := os.Executable()
+	out, err := exec.Command("unshare", "--net", "--", self, "isolation-probe").CombinedOutput()
+	if err != nil {
+		t.Fatalf("unshare: %v: %s", err, out)
+	}
+	if got := strings.TrimSpace(string(out)); got != "netns: interfaces lo" {
+		t.Fatalf("inside the namespace: %q", got)
 	}
 }

@@ -43,6 +43,9 @@ func (k *Kernel) Info() kernelkit.Info {
 	}
 	r["bridge.agent"] = k.Profile.Name
 	r["bridge.dialect"] = k.Profile.Dialect
+	if k.Profile.Hooks != "" {
+		r["bridge.hooks"] = "the agent's one hook command per event is fanned out by the bridge to the point's subscribers in declaration order (kernelkit Session.Dispatch: modes, timeouts, hook_error events are the bridge's glue); only pre-tool-call, post-tool-call, session-start and session-end are relayed"
+	}
 	if k.Isolation != "" {
 		r["bridge.isolation"] = k.Isolation
 	} else {

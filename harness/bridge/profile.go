@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentconform/conform/harness/bridge/dialect"
+	"github.com/agentconform/conform/harness/bridge/otlp"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -46,6 +47,16 @@ type Profile struct {
 	// "mcp__conform__"): a tool offered without it is the agent's own.
 	MCPServerName string `json:"mcp_server_name,omitempty"`
 	ToolPrefix    string `json:"tool_prefix,omitempty"`
+	// Hooks names the agent's hook format the bridge writes for the
+	// session's subscribers ("claude-code": the {hooks_config} settings
+	// file; "codex": ~/.codex/hooks.json); empty: no hooks.
+	Hooks string `json:"hooks,omitempty"`
+	// SpanRoles give the agent's OTLP spans conform roles by name (a
+	// path.Match pattern): {"name": "codex.turn*", "role": "turn"}. Spans
+	// reach the harness as trace/span only when the session has telemetry
+	// on; {otlp_url} is the receiver's base URL (/v1/traces, /v1/logs,
+	// /v1/metrics).
+	SpanRoles []otlp.RoleRule `json:"span_roles,omitempty"`
 	// Bounds maps a session bound to the arguments that set it, appended
 	// to Command when the session has the bound: "max_turns":
 	// ["--max-turns", "{max_turns}"]. A bound missing here is one the agent
@@ -191,6 +202,9 @@ func (p *Profile) Check() error {
 		}
 	}
 	all["mcp_config"], all["hooks_config"] = p.MCPConfig, p.HooksConfig
+	if p.Hooks != "" && p.Hooks != "claude-code" && p.Hooks != "codex" {
+		return fmt.Errorf("hooks %q: the bridge writes hook configurations for claude-code and codex", p.Hooks)
+	}
 	for k, v := range all {
 		if err := check(k, v); err != nil {
 			return err
@@ -205,6 +219,9 @@ func (p *Profile) Check() error {
 		if !slices.Contains(endStatuses, v) {
 			return fmt.Errorf("result.status_map %q: %q is not a status a session ends with (%s)", k, v, strings.Join(endStatuses, ", "))
 		}
+	}
+	if err := (otlp.Mapping{Roles: p.SpanRoles}).Check(); err != nil {
+		return err
 	}
 	for i, n := range p.NotTurns {
 		switch n.Match {

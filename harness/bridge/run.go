@@ -14,7 +14,9 @@ import (
 	"sync"
 
 	"github.com/agentconform/conform/harness/bridge/dialect"
+	"github.com/agentconform/conform/harness/bridge/hookrelay"
 	"github.com/agentconform/conform/harness/bridge/mcpserve"
+	"github.com/agentconform/conform/harness/bridge/otlp"
 	"github.com/agentconform/conform/kernelkit"
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -42,6 +44,7 @@ type run struct {
 	problems  []string // the agent's misbehaviour, for the error answer
 	observed  []string
 	ownTools  map[string]bool
+	sess      *kernelkit.Session // for the hooks' fan-out (hooks.go)
 }
 
 var runSeq struct {
@@ -58,7 +61,7 @@ func newRun(k *Kernel, h *kernelkit.Host, p wire.RunParams) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{k: k, h: h, p: p, dir: dir, id: id, ownTools: map[string]bool{}}
+	r := &run{k: k, h: h, p: p, dir: dir, id: id, ownTools: map[string]bool{}, sess: kernelkit.NewSession(h, p)}
 	for _, d := range []string{"home", "work", "tmp"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
 			r.close()
@@ -134,6 +137,18 @@ func (r *run) serve() error {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", r.mcp.Handler())
 	mux.Handle("/mcp/", r.mcp.Handler())
+	mux.Handle("/hooks", hookrelay.Handler(r.dispatch))
+	// Spans are the agent's own; the bridge forwards them only when the
+	// session asked for telemetry, and adds none.
+	rc, err := otlp.New(func(s wire.Span) {
+		if r.p.Config.Telemetry {
+			r.h.Span(s)
+		}
+	}, otlp.Mapping{SessionID: r.p.SessionID, Roles: pr.SpanRoles})
+	if err != nil {
+		return err
+	}
+	mux.Handle("/v1/", rc.Handler())
 	r.aux, r.auxURL, err = listen(mux)
 	return err
 }

@@ -1,0 +1,140 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentconform/conform/harness/bridge/hookrelay"
+	"github.com/agentconform/conform/kernelkit"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// Hooks: the agent's own hook system runs conform's relay command at the
+// agent events that map exactly onto a spec point where the session has
+// subscribers (hookrelay.Mappings). The agent runs one hook per event, so
+// the bridge fans it out to that point's subscribers in declaration order
+// with kernelkit's Session.Dispatch (modes, timeouts, hook_error events):
+// that chain is the bridge's glue, declared by the reading bridge.hooks;
+// what the agent does with the decision (a deny blocks the call) is the
+// agent's own behaviour.
+
+// hookPoints are the points the bridge relays: their payloads can be built
+// from what an agent's hook event carries.
+var hookPoints = map[string]bool{wire.PointPreToolCall: true, wire.PointPostToolCall: true, wire.PointSessionStart: true, wire.PointSessionEnd: true}
+
+// hookEvents are the agent events to register for this session.
+func (r *run) hookEvents() []string {
+	agent := r.k.Profile.Hooks
+	if agent == "" {
+		return nil
+	}
+	want := map[string]bool{}
+	for _, s := range r.p.Config.Hooks.Subscribers {
+		want[s.Point] = true
+	}
+	var evs []string
+	for _, m := range hookrelay.Mappings {
+		if m.Agent == agent && m.Exact && hookPoints[m.Point] && want[m.Point] {
+			evs = append(evs, m.AgentEvent)
+		}
+	}
+	return evs
+}
+
+// writeHooks writes the agent's hook configuration: the {hooks_config}
+// settings file (Claude Code) or ~/.codex/hooks.json (Codex).
+func (r *run) writeHooks(vars map[string]string) error {
+	evs := r.hookEvents()
+	rl := hookrelay.Relay{Exe: r.k.Conform, URL: r.auxURL + "/hooks", Timeout: 30 * time.Second}
+	var path string
+	var body []byte
+	var err error
+	switch r.k.Profile.Hooks {
+	case "":
+		return nil
+	case hookrelay.AgentClaudeCode:
+		h := map[string]any{}
+		if len(evs) > 0 {
+			if h, err = hookrelay.ClaudeCodeHooks(rl, hookrelay.Hooks(evs...)); err != nil {
+				return err
+			}
+		}
+		path = vars["{hooks_config}"]
+		body, err = json.MarshalIndent(map[string]any{"hooks": h}, "", "  ")
+	case hookrelay.AgentCodex:
+		if len(evs) == 0 {
+			return nil
+		}
+		path = filepath.Join(vars["{home}"], ".codex", "hooks.json")
+		body, err = hookrelay.CodexHooksJSON(rl, hookrelay.Hooks(evs...))
+	default:
+		return fmt.Errorf("hooks %q: the bridge writes hook configurations for %s and %s", r.k.Profile.Hooks, hookrelay.AgentClaudeCode, hookrelay.AgentCodex)
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(path, body, 0o600)
+}
+
+// dispatch answers one relayed hook event.
+func (r *run) dispatch(ctx context.Context, ev hookrelay.Event) (hookrelay.Decision, error) {
+	if !hookPoints[ev.Point] || !ev.Exact {
+		r.observe("hook event %s of %s not relayed (no exact spec point)", ev.AgentEvent, ev.Agent)
+		return hookrelay.Decision{Outcome: hookrelay.Allow}, nil
+	}
+	p := wire.HookPayload{Variant: ev.Point}
+	switch ev.Point {
+	case wire.PointSessionStart:
+		p.SessionID, p.Prompt = r.p.SessionID, r.p.Prompt
+	case wire.PointSessionEnd:
+		p.SessionID, p.Status = r.p.SessionID, wire.StatusCompleted
+	default:
+		name, ok := hookrelay.StripMCP(ev.ToolName, r.k.Profile.serverName())
+		if !ok {
+			r.observe("hook %s for the agent's own tool %q not relayed", ev.AgentEvent, ev.ToolName)
+			return hookrelay.Decision{Outcome: hookrelay.Allow}, nil
+		}
+		call := &wire.ToolCall{ID: ev.ToolUseID, Name: name, Input: ev.ToolInput}
+		for _, t := range r.p.Config.Tools {
+			if t.Name == name {
+				call.Provider, call.Kind = t.Provider, t.Kind
+			}
+		}
+		if len(call.Input) == 0 {
+			call.Input = json.RawMessage(`{}`)
+		}
+		p.Call = call
+		if ev.Point == wire.PointPostToolCall {
+			var text string
+			if json.Unmarshal(ev.ToolOutput, &text) != nil {
+				text = string(ev.ToolOutput)
+			}
+			p.Result = &wire.ToolResult{Content: text}
+		}
+	}
+	r.mu.Lock()
+	s := r.sess
+	turn := r.callContext().TurnID
+	r.mu.Unlock()
+	if ev.Point == wire.PointSessionStart || ev.Point == wire.PointSessionEnd {
+		turn = ""
+	}
+	out, err := s.Dispatch(ctx, turn, p)
+	if err != nil {
+		if _, ok := err.(*kernelkit.HookAbort); ok {
+			return hookrelay.Decision{Outcome: hookrelay.Failed, Reason: err.Error()}, nil
+		}
+		return hookrelay.Decision{}, err
+	}
+	if out.Denied {
+		return hookrelay.Decision{Outcome: hookrelay.Deny, Reason: fmt.Sprintf("denied by %s: %s", out.By, out.Reason)}, nil
+	}
+	return hookrelay.Decision{Outcome: hookrelay.Allow}, nil
+}
