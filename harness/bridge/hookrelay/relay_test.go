@@ -5,42 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/agentconform/conform/internal/golden"
 	"github.com/agentconform/conform/spec/wire"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to write it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s differs (-want +got):\n%s", name, d)
-	}
-}
 
 type recorder struct {
 	mu     sync.Mutex
@@ -267,7 +244,7 @@ func TestFormatsGolden(t *testing.T) {
 			fmt.Fprintf(&b, "%s %s %s -> exit %d stdout %s stderr %q\n", m.Agent, m.AgentEvent, dj, o.Code, strings.TrimSpace(string(o.Stdout)), o.Stderr)
 		}
 	}
-	golden(t, "formats.golden", b.Bytes())
+	golden.Check(t, "formats.golden", b.Bytes())
 }
 
 func TestMappingsNameSpecPoints(t *testing.T) {
@@ -298,18 +275,18 @@ func TestHookConfigsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := marshal(map[string]any{"hooks": cc})
-	golden(t, "claude-code.settings.json", b)
+	golden.Check(t, "claude-code.settings.json", b)
 	cx, err := CodexHooksJSON(r, Hooks("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "codex.hooks.json", cx)
+	golden.Check(t, "codex.hooks.json", cx)
 	gm, err := GeminiHooks(r, append(Hooks("SessionStart", "BeforeAgent", "BeforeModel", "AfterTool", "SessionEnd"), Hook{Event: "BeforeTool", Subscriber: "guard"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ = marshal(map[string]any{"hooks": gm})
-	golden(t, "gemini.settings.json", b)
+	golden.Check(t, "gemini.settings.json", b)
 
 	if _, err := ClaudeCodeHooks(r, Hooks("BeforeTool")); err == nil {
 		t.Error("Claude Code hooks accepted a Gemini event")

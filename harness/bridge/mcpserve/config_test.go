@@ -1,32 +1,10 @@
 package mcpserve
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/agentconform/conform/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to write it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s differs (-want +got):\n%s", name, d)
-	}
-}
 
 func TestAgentConfigsGolden(t *testing.T) {
 	e := Endpoint{Name: "conform", URL: "http://127.0.0.1:40123/mcp"}
@@ -34,24 +12,24 @@ func TestAgentConfigsGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "claude-code.mcp.json", cc)
+	golden.Check(t, "claude-code.mcp.json", cc)
 	cx, err := CodexConfig(e)
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "codex.config.toml", []byte(cx))
+	golden.Check(t, "codex.config.toml", []byte(cx))
 	gm, err := GeminiMCPServers(e)
 	if err != nil {
 		t.Fatal(err)
 	}
 	gb, _ := marshal(map[string]any{"mcpServers": gm})
-	golden(t, "gemini.settings.json", gb)
+	golden.Check(t, "gemini.settings.json", gb)
 	oc, err := OpencodeMCP(e)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ob, _ := marshal(map[string]any{"mcp": oc})
-	golden(t, "opencode.json", ob)
+	golden.Check(t, "opencode.json", ob)
 }
 
 func TestAgentConfigsRefuseBadEndpoints(t *testing.T) {
