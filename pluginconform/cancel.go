@@ -3,6 +3,7 @@ package pluginconform
 import (
 	"context"
 	"fmt"
+	"github.com/agentconform/conform/pluginconform/kit"
 	"slices"
 	"strings"
 	"time"
@@ -28,10 +29,10 @@ func (r *run) checkCancel(ctx context.Context, op *toolv1.ToolSchema) {
 	if !op.GetStreaming() && !(interactive && r.blocked[op.GetName()]) {
 		return // nothing to cancel mid-stream: the call is one answer
 	}
-	s := r.scenario("plugin/cancel/"+op.GetName(), "cancel "+op.GetName()+" mid-stream", "PL-22")
-	defer r.add(s)
+	s := r.rec.Scenario("plugin/cancel/"+op.GetName(), "cancel "+op.GetName()+" mid-stream", "PL-22")
+	defer r.rec.Add(s)
 	if reason := r.restart(ctx); reason != "" {
-		s.errorf("%s", reason)
+		s.Errorf("%s", reason)
 		return
 	}
 	// Every try is a cancel: a fault that shows only when the cancel lands
@@ -42,24 +43,24 @@ func (r *run) checkCancel(ctx context.Context, op *toolv1.ToolSchema) {
 		args := gen.Example(int(r.stats.Seed%1e6) + try)
 		mid, problem := r.cancelOnce(ctx, s, op, args)
 		if problem != "" {
-			s.errorf("%s", problem)
+			s.Errorf("%s", problem)
 			return
 		}
 		if mid {
 			landed++
 		}
-		if slices.ContainsFunc(s.res.Checks, func(c report.CheckResult) bool { return c.Status == report.Fail }) {
+		if slices.ContainsFunc(s.Res.Checks, func(c report.CheckResult) bool { return c.Status == report.Fail }) {
 			return
 		}
 	}
 	if landed == 0 {
-		s.notReached("a call cancelled mid-stream leaves the plugin serving", fmt.Sprintf("none of %d generated calls was still running after its first event", cancelTries), "PL-22")
+		s.NotReached("a call cancelled mid-stream leaves the plugin serving", fmt.Sprintf("none of %d generated calls was still running after its first event", cancelTries), "PL-22")
 	}
 }
 
 // cancelOnce makes one call and cancels it after its first event; mid is
 // false when the call ended first.
-func (r *run) cancelOnce(ctx context.Context, s *scenario, op *toolv1.ToolSchema, args map[string]any) (mid bool, problem string) {
+func (r *run) cancelOnce(ctx context.Context, s *kit.Scenario, op *toolv1.ToolSchema, args map[string]any) (mid bool, problem string) {
 	call, err := r.toolCall(op.GetName(), args)
 	if err != nil {
 		return false, err.Error()
@@ -87,7 +88,7 @@ func (r *run) cancelOnce(ctx context.Context, s *scenario, op *toolv1.ToolSchema
 	var what string
 	select {
 	case resp := <-first:
-		r.secrets.seeMsg("an Invoke event of "+op.GetName(), resp)
+		r.secrets.SeeMsg("an Invoke event of "+op.GetName(), resp)
 		if terminal(resp.GetEvent()) {
 			return false, ""
 		}
@@ -109,20 +110,20 @@ func (r *run) cancelOnce(ctx context.Context, s *scenario, op *toolv1.ToolSchema
 	cancel()
 	step := "after a cancel " + what + ", the plugin keeps serving"
 	if problem := r.stillServing(ctx); problem != "" {
-		s.fail(step, fmt.Sprintf("cancelled %s of %s with %s; then %s", what, op.GetName(), clip(jsonText(args), 300), problem), "PL-22")
+		s.Fail(step, fmt.Sprintf("cancelled %s of %s with %s; then %s", what, op.GetName(), clip(jsonText(args), 300), problem), "PL-22")
 		return true, ""
 	}
-	s.pass(step, "PL-22")
+	s.Pass(step, "PL-22")
 	step = "no process the plugin started for the call outlives the cancel"
 	if !canTell {
-		s.notReached(step, "this platform cannot list a process's children", "PL-22")
+		s.NotReached(step, "this platform cannot list a process's children", "PL-22")
 		return true, ""
 	}
 	if left := r.outliving(children); len(left) > 0 {
-		s.fail(step, fmt.Sprintf("cancelled %s of %s with %s; %s still running %v later", what, op.GetName(), clip(jsonText(args), 300), strings.Join(left, ", "), r.childGrace()), "PL-22")
+		s.Fail(step, fmt.Sprintf("cancelled %s of %s with %s; %s still running %v later", what, op.GetName(), clip(jsonText(args), 300), strings.Join(left, ", "), r.childGrace()), "PL-22")
 		return true, ""
 	}
-	s.pass(step, "PL-22")
+	s.Pass(step, "PL-22")
 	return true, ""
 }
 

@@ -18,11 +18,11 @@ import (
 // attribute is rejected at once with a ToolError (PL-23), and configures
 // the plugin. It returns why nothing more can be checked, or "".
 func (r *run) checkConfigure(ctx context.Context) string {
-	s := r.scenario("plugin/configure", "Configure", "PL-01", "PL-23")
-	defer r.add(s)
+	s := r.rec.Scenario("plugin/configure", "Configure", "PL-01", "PL-23")
+	defer r.rec.Add(s)
 	cfg, err := r.buildConfig()
 	if err != nil {
-		s.errorf("%v", err)
+		s.Errorf("%v", err)
 		return err.Error()
 	}
 	r.config = cfg
@@ -33,7 +33,7 @@ func (r *run) checkConfigure(ctx context.Context) string {
 		}
 	}
 	if len(required) == 0 {
-		s.notReached("Configure rejects a configuration without a required attribute", "the configuration schema declares no required attribute", "PL-23")
+		s.NotReached("Configure rejects a configuration without a required attribute", "the configuration schema declares no required attribute", "PL-23")
 	}
 	for _, name := range required {
 		partial := maps.Clone(cfg)
@@ -42,22 +42,22 @@ func (r *run) checkConfigure(ctx context.Context) string {
 		err := r.configure(ctx, r.plugin, partial)
 		switch {
 		case err == nil:
-			s.fail(step, fmt.Sprintf("Configure accepted a configuration without required attribute %q", name), "PL-23")
+			s.Fail(step, fmt.Sprintf("Configure accepted a configuration without required attribute %q", name), "PL-23")
 		case r.died(err) != "":
-			s.errorf("Configure without %q: %s", name, r.died(err))
+			s.Errorf("Configure without %q: %s", name, r.died(err))
 			if reason := r.restartBare(ctx); reason != "" {
 				return reason
 			}
 		default:
-			s.check(step, configureErrorShape(err), "PL-23")
+			s.Check(step, configureErrorShape(err), "PL-23")
 		}
 	}
 	if err := r.configure(ctx, r.plugin, cfg); err != nil {
 		reason := "Configure rejected the configuration conform gave it (" + r.rpcProblem("Configure", err) + "); give one the plugin accepts with --config FILE"
-		s.errorf("%s", reason)
+		s.Errorf("%s", reason)
 		return reason
 	}
-	s.pass("Configure accepts the configuration", "PL-01")
+	s.Pass("Configure accepts the configuration", "PL-01")
 	return ""
 }
 
@@ -96,7 +96,7 @@ func (r *run) configure(ctx context.Context, p *launch.Plugin, cfg map[string]an
 	c, cancel := r.call(ctx)
 	defer cancel()
 	_, err = p.Tool.Configure(c, &toolv1.ConfigureRequest{Config: st})
-	r.secrets.seeErr("a Configure error", err)
+	r.secrets.SeeErr("a Configure error", err)
 	return err
 }
 
@@ -131,7 +131,7 @@ func (r *run) buildConfig() (map[string]any, error) {
 func (r *run) watchSecret(attr string, v any) {
 	switch v := v.(type) {
 	case string:
-		r.secrets.add(attr, v)
+		r.secrets.Add(attr, v)
 	case []any:
 		for _, e := range v {
 			r.watchSecret(attr, e)

@@ -2,6 +2,7 @@ package pluginconform
 
 import (
 	"fmt"
+	"github.com/agentconform/conform/pluginconform/kit"
 	"slices"
 	"strings"
 
@@ -15,9 +16,9 @@ import (
 func (r *run) checkDeclarations() {
 	ops := r.schema.GetTools()
 	if len(ops) == 0 {
-		s := r.scenario("plugin/declare", "GetSchema declares operations", "PL-01")
-		s.fail("GetSchema declares at least one operation", "GetSchema declares no operation: a tool provider with nothing to invoke", "PL-01")
-		r.add(s)
+		s := r.rec.Scenario("plugin/declare", "GetSchema declares operations", "PL-01")
+		s.Fail("GetSchema declares at least one operation", "GetSchema declares no operation: a tool provider with nothing to invoke", "PL-01")
+		r.rec.Add(s)
 		return
 	}
 	names := map[string]int{}
@@ -29,40 +30,40 @@ func (r *run) checkDeclarations() {
 		if label == "" {
 			label = fmt.Sprintf("#%d", i+1)
 		}
-		s := r.scenario("plugin/declare/"+label, "declaration of operation "+label)
+		s := r.rec.Scenario("plugin/declare/"+label, "declaration of operation "+label)
 		r.declaration(s, op, names)
-		r.add(s)
+		r.rec.Add(s)
 	}
 }
 
-func (r *run) declaration(s *scenario, op *toolv1.ToolSchema, names map[string]int) {
+func (r *run) declaration(s *kit.Scenario, op *toolv1.ToolSchema, names map[string]int) {
 	name := op.GetName()
 	switch {
 	case strings.TrimSpace(name) == "":
-		s.fail("the operation has a name", "an operation has an empty name", "PL-04")
+		s.Fail("the operation has a name", "an operation has an empty name", "PL-04")
 	case names[name] > 1:
-		s.fail("the operation's name is unique", fmt.Sprintf("%d operations are named %q", names[name], name), "PL-04")
+		s.Fail("the operation's name is unique", fmt.Sprintf("%d operations are named %q", names[name], name), "PL-04")
 	default:
-		s.pass("the operation has a unique name", "PL-04")
+		s.Pass("the operation has a unique name", "PL-04")
 	}
 
 	kind := op.GetKind()
 	kindKnown := kind == toolv1.ToolKind_TOOL_KIND_RESOURCE || kind == toolv1.ToolKind_TOOL_KIND_DATA_SOURCE || kind == toolv1.ToolKind_TOOL_KIND_INTERACTIVE
-	s.check("the operation declares its kind", ifBad(!kindKnown, "kind is %s", kind), "PL-05")
+	s.Check("the operation declares its kind", ifBad(!kindKnown, "kind is %s", kind), "PL-05")
 
 	risk := op.GetRisk()
 	switch {
 	case !kindKnown:
-		s.notReached("the risk follows the kind", "the kind is not declared, so the risk it requires is unknown", "PL-06")
+		s.NotReached("the risk follows the kind", "the kind is not declared, so the risk it requires is unknown", "PL-06")
 	case risk == toolv1.RiskClass_RISK_CLASS_UNSPECIFIED:
-		s.fail("the risk follows the kind", "risk is RISK_CLASS_UNSPECIFIED", "PL-06")
+		s.Fail("the risk follows the kind", "risk is RISK_CLASS_UNSPECIFIED", "PL-06")
 	case kind == toolv1.ToolKind_TOOL_KIND_RESOURCE:
-		s.check("a resource declares low, moderate, high or critical", ifBad(risk == toolv1.RiskClass_RISK_CLASS_READ_ONLY, "a resource declares risk read_only"), "PL-06")
+		s.Check("a resource declares low, moderate, high or critical", ifBad(risk == toolv1.RiskClass_RISK_CLASS_READ_ONLY, "a resource declares risk read_only"), "PL-06")
 	default:
-		s.check("a "+kindWord(kind)+" operation declares risk read_only", ifBad(risk != toolv1.RiskClass_RISK_CLASS_READ_ONLY, "a %s operation declares risk %s, not read_only", kindWord(kind), risk), "PL-06")
+		s.Check("a "+kindWord(kind)+" operation declares risk read_only", ifBad(risk != toolv1.RiskClass_RISK_CLASS_READ_ONLY, "a %s operation declares risk %s, not read_only", kindWord(kind), risk), "PL-06")
 	}
 
-	s.check("the operation has a description", ifBad(strings.TrimSpace(op.GetDescription()) == "", "the description is empty"), "PL-07")
+	s.Check("the operation has a description", ifBad(strings.TrimSpace(op.GetDescription()) == "", "the description is empty"), "PL-07")
 
 	var subset []string
 	for _, side := range []struct {
@@ -73,25 +74,25 @@ func (r *run) declaration(s *scenario, op *toolv1.ToolSchema, names map[string]i
 			subset = append(subset, side.what+" "+b)
 		}
 	}
-	s.check("input_schema and output_schema are in the common subset", ifBad(len(subset) > 0, "%s", strings.Join(subset, "; ")), "PL-08")
+	s.Check("input_schema and output_schema are in the common subset", ifBad(len(subset) > 0, "%s", strings.Join(subset, "; ")), "PL-08")
 
 	conc := op.GetConcurrency()
 	switch kind {
 	case toolv1.ToolKind_TOOL_KIND_INTERACTIVE:
-		s.check("an interactive operation declares no ConcurrencySpec", ifBad(conc != nil, "an interactive operation declares a ConcurrencySpec (safe %v)", conc.GetSafe()), "PL-10")
+		s.Check("an interactive operation declares no ConcurrencySpec", ifBad(conc != nil, "an interactive operation declares a ConcurrencySpec (safe %v)", conc.GetSafe()), "PL-10")
 	case toolv1.ToolKind_TOOL_KIND_RESOURCE, toolv1.ToolKind_TOOL_KIND_DATA_SOURCE:
-		s.check("a "+kindWord(kind)+" operation declares a ConcurrencySpec", ifBad(conc == nil, "no ConcurrencySpec declared"), "PL-09")
+		s.Check("a "+kindWord(kind)+" operation declares a ConcurrencySpec", ifBad(conc == nil, "no ConcurrencySpec declared"), "PL-09")
 	}
 	r.keyFields(s, op)
 
 	d := op.GetDefaultTimeout()
-	s.check("the operation declares a positive default_timeout", ifBad(d == nil || d.AsDuration() <= 0, "%s", timeoutWord(op)), "PL-12")
+	s.Check("the operation declares a positive default_timeout", ifBad(d == nil || d.AsDuration() <= 0, "%s", timeoutWord(op)), "PL-12")
 
-	s.unverifiable("idempotent is true only for an operation that re-runs to the same end state",
+	s.Unverifiable("idempotent is true only for an operation that re-runs to the same end state",
 		fmt.Sprintf("declared idempotent %v; whether re-running changes the end state is not observable, and proto3 cannot tell false from unset", op.GetIdempotent()), "PL-13")
 }
 
-func (r *run) keyFields(s *scenario, op *toolv1.ToolSchema) {
+func (r *run) keyFields(s *kit.Scenario, op *toolv1.ToolSchema) {
 	keys := op.GetConcurrency().GetKeyFields()
 	if len(keys) == 0 {
 		return // nothing declared, nothing to check
@@ -102,9 +103,9 @@ func (r *run) keyFields(s *scenario, op *toolv1.ToolSchema) {
 			bad = append(bad, fmt.Sprintf("%q", k))
 		}
 	}
-	s.check("every key_fields entry names an input property", ifBad(len(bad) > 0, "key_fields %s %s not a property of input_schema", strings.Join(bad, ", "), plural(len(bad), "is", "are")), "PL-11")
+	s.Check("every key_fields entry names an input property", ifBad(len(bad) > 0, "key_fields %s %s not a property of input_schema", strings.Join(bad, ", "), plural(len(bad), "is", "are")), "PL-11")
 	if !op.GetConcurrency().GetSafe() {
-		s.observe("PL-11", fmt.Sprintf("operation %q declares key_fields %v with safe false, where they mean nothing", op.GetName(), keys))
+		s.Observe("PL-11", fmt.Sprintf("operation %q declares key_fields %v with safe false, where they mean nothing", op.GetName(), keys))
 	}
 }
 

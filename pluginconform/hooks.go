@@ -33,11 +33,11 @@ func (r *run) checkHooks(ctx context.Context) {
 		}
 	}
 	if len(points) == 0 {
-		s := r.scenario("plugin/hooks", "hook subscriber", append(hookIDs, "PL-31")...)
+		s := r.rec.Scenario("plugin/hooks", "hook subscriber", append(hookIDs, "PL-31")...)
 		for _, id := range append(hookIDs, "PL-31") {
-			s.notReached("hook dispatch", "the plugin declares no supported_hook_points, so it subscribes to no hook", id)
+			s.NotReached("hook dispatch", "the plugin declares no supported_hook_points, so it subscribes to no hook", id)
 		}
-		r.add(s)
+		r.rec.Add(s)
 		return
 	}
 	for _, p := range points {
@@ -59,10 +59,10 @@ func modeWord(m hookv1.HookMode) string {
 // dispatchProperty sends generated payloads of one point in one mode.
 func (r *run) dispatchProperty(ctx context.Context, p commonv1.HookPoint, m hookv1.HookMode) {
 	name := pointWord(p) + " in " + modeWord(m) + " mode"
-	s := r.scenario("plugin/hooks/"+pointWord(p)+"/"+modeWord(m), "dispatch "+name, "PL-27", "PL-30")
-	defer r.add(s)
+	s := r.rec.Scenario("plugin/hooks/"+pointWord(p)+"/"+modeWord(m), "dispatch "+name, "PL-27", "PL-30")
+	defer r.rec.Add(s)
 	if reason := r.restart(ctx); reason != "" {
-		s.errorf("%s", reason)
+		s.Errorf("%s", reason)
 		return
 	}
 	gen := hookgen.Payload(p)
@@ -79,8 +79,8 @@ func (r *run) dispatchProperty(ctx context.Context, p commonv1.HookPoint, m hook
 		resp, err := r.plugin.Hook.DispatchHook(c, &hookv1.DispatchHookRequest{Payload: payload, Mode: m})
 		took := time.Since(start)
 		cancel()
-		r.secrets.seeMsg("a DispatchHook answer", resp)
-		r.secrets.seeErr("a DispatchHook error", err)
+		r.secrets.SeeMsg("a DispatchHook answer", resp)
+		r.secrets.SeeErr("a DispatchHook error", err)
 		v := verdicts{}
 		switch {
 		case err == nil:
@@ -98,7 +98,7 @@ func (r *run) dispatchProperty(ctx context.Context, p commonv1.HookPoint, m hook
 			}
 			errorsSeen++
 			if errorsSeen == 1 {
-				s.observe("PL-27", fmt.Sprintf("the subscriber answered %s with an error: %s (an error is a subscriber failure the kernel handles by mode, not a wrong shape)", name, statusText(err)))
+				s.Observe("PL-27", fmt.Sprintf("the subscriber answered %s with an error: %s (an error is a subscriber failure the kernel handles by mode, not a wrong shape)", name, statusText(err)))
 			}
 			return v, shown, "", ""
 		}
@@ -106,7 +106,7 @@ func (r *run) dispatchProperty(ctx context.Context, p commonv1.HookPoint, m hook
 		return v, shown, "", ""
 	})
 	if res.stopped != "" {
-		s.errorf("%s", res.stopped)
+		s.Errorf("%s", res.stopped)
 	}
 	if slow != "" {
 		res.failed["PL-30"] = found{msg: slow}
@@ -160,13 +160,13 @@ func judgeHookAnswer(m hookv1.HookMode, in *hookv1.HookPayload, resp *hookv1.Dis
 // cancelDispatches cancels one observe-mode dispatch per point as soon as
 // it is sent, then checks that the subscriber still answers (PL-31).
 func (r *run) cancelDispatches(ctx context.Context, points []commonv1.HookPoint) {
-	s := r.scenario("plugin/hooks/cancel", "cancelled dispatches", "PL-31")
-	defer r.add(s)
-	s.res.Requirements = []string{"PL-31"}
+	s := r.rec.Scenario("plugin/hooks/cancel", "cancelled dispatches", "PL-31")
+	defer r.rec.Add(s)
+	s.Res.Requirements = []string{"PL-31"}
 	reached := false
 	for i, p := range points {
 		if reason := r.restart(ctx); reason != "" {
-			s.errorf("%s", reason)
+			s.Errorf("%s", reason)
 			return
 		}
 		if !r.cancelOneDispatch(ctx, p, i) {
@@ -180,21 +180,21 @@ func (r *run) cancelDispatches(ctx context.Context, points []commonv1.HookPoint)
 		cancel2()
 		switch {
 		case err == nil:
-			s.pass(step, "PL-31")
+			s.Pass(step, "PL-31")
 		case r.died(err) != "":
-			s.fail(step, "after a cancelled "+pointWord(p)+" dispatch, "+r.died(err), "PL-31")
+			s.Fail(step, "after a cancelled "+pointWord(p)+" dispatch, "+r.died(err), "PL-31")
 		case r.stillServing(ctx) == "":
 			// Alive and answering: a slow or failing subscriber is PL-30's
 			// and PL-27's business, not the cancel's.
-			s.notReached(step, "the next "+pointWord(p)+" dispatch failed ("+r.rpcProblem("DispatchHook", err)+"), but the plugin still answers GetSchema", "PL-31")
+			s.NotReached(step, "the next "+pointWord(p)+" dispatch failed ("+r.rpcProblem("DispatchHook", err)+"), but the plugin still answers GetSchema", "PL-31")
 		default:
-			s.fail(step, "after a cancelled "+pointWord(p)+" dispatch, the plugin no longer answers: "+r.stillServing(ctx), "PL-31")
+			s.Fail(step, "after a cancelled "+pointWord(p)+" dispatch, the plugin no longer answers: "+r.stillServing(ctx), "PL-31")
 		}
 	}
 	if !reached {
-		s.notReached("a cancelled dispatch leaves the subscriber serving", fmt.Sprintf("every dispatch was answered before its cancel landed (%v to %v after it was sent): the subscriber never worked long enough to be cancelled", cancelDelays[0], cancelDelays[len(cancelDelays)-1]), "PL-31")
+		s.NotReached("a cancelled dispatch leaves the subscriber serving", fmt.Sprintf("every dispatch was answered before its cancel landed (%v to %v after it was sent): the subscriber never worked long enough to be cancelled", cancelDelays[0], cancelDelays[len(cancelDelays)-1]), "PL-31")
 	}
-	s.unverifiable("the subscriber treats a cancel as normal control flow", "how the subscriber treats the cancel inside its own process is not observable", "PL-31")
+	s.Unverifiable("the subscriber treats a cancel as normal control flow", "how the subscriber treats the cancel inside its own process is not observable", "PL-31")
 }
 
 // cancelDelays are how long after sending a dispatch conform cancels it:
@@ -216,7 +216,7 @@ func (r *run) cancelOneDispatch(ctx context.Context, p commonv1.HookPoint, i int
 			t.Stop()
 		}
 		cancel()
-		r.secrets.seeErr("a DispatchHook error", err)
+		r.secrets.SeeErr("a DispatchHook error", err)
 		if status.Code(err) == codes.Canceled {
 			return true
 		}

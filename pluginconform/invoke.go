@@ -77,7 +77,7 @@ func (r *run) invoke(ctx context.Context, op string, args map[string]any, timeou
 		if err != nil {
 			return r.ended(o, err, ctx, &graceFired)
 		}
-		r.secrets.seeMsg(where, resp)
+		r.secrets.SeeMsg(where, resp)
 		ev := resp.GetEvent()
 		o.events = append(o.events, ev)
 		if terminal(ev) && grace == nil {
@@ -102,7 +102,7 @@ func (r *run) ended(o outcome, err error, ctx context.Context, graceFired *atomi
 			o.died = d
 			return o
 		}
-		r.secrets.seeErr("an Invoke error", err)
+		r.secrets.SeeErr("an Invoke error", err)
 		o.endErr = err
 	}
 	return o

@@ -20,18 +20,18 @@ var (
 
 // checkOperations runs the behavioural checks of every operation.
 func (r *run) checkOperations(ctx context.Context) {
-	served := r.scenario("plugin/invoke", "Invoke is served", "PL-01")
+	served := r.rec.Scenario("plugin/invoke", "Invoke is served", "PL-01")
 	anyEnded := false
 	for _, op := range r.schema.GetTools() {
 		if op.GetName() == "" || r.opByName(op.GetName()) != op {
 			continue // unnamed or duplicated: PL-04 says so; calls could not tell them apart
 		}
 		if op.GetKind() == toolv1.ToolKind_TOOL_KIND_RESOURCE && r.opt.AllowEffects == "" {
-			s := r.scenario("plugin/invoke/"+op.GetName(), "invoke "+op.GetName()+" (resource)")
+			s := r.rec.Scenario("plugin/invoke/"+op.GetName(), "invoke "+op.GetName()+" (resource)")
 			for _, id := range []string{"PL-14", "PL-17", "PL-18", "PL-22", "PL-25"} {
-				s.notReached("invoke resource operation "+op.GetName(), "resource operations may change things: they run only with --allow-effects DIR", id)
+				s.NotReached("invoke resource operation "+op.GetName(), "resource operations may change things: they run only with --allow-effects DIR", id)
 			}
-			r.add(s)
+			r.rec.Add(s)
 			continue
 		}
 		if r.invokeValid(ctx, op) {
@@ -49,11 +49,11 @@ func (r *run) checkOperations(ctx context.Context) {
 		"PL-21": "no call ended with an error event",
 	})
 	if anyEnded {
-		served.pass("Invoke streams answered with a terminal event", "PL-01")
+		served.Pass("Invoke streams answered with a terminal event", "PL-01")
 	} else {
-		served.notReached("Invoke streams answered with a terminal event", "no operation's generated call ended with a result or error", "PL-01")
+		served.NotReached("Invoke streams answered with a terminal event", "no operation's generated call ended with a result or error", "PL-01")
 	}
-	r.add(served)
+	r.rec.Add(served)
 }
 
 // callTimeout is how long one call may take: an interactive operation may
@@ -69,10 +69,10 @@ func (r *run) callTimeout(op *toolv1.ToolSchema) time.Duration {
 // invokeValid runs the operation on arguments generated from its
 // input_schema; true when some call ended with a terminal event.
 func (r *run) invokeValid(ctx context.Context, op *toolv1.ToolSchema) bool {
-	s := r.scenario("plugin/invoke/"+op.GetName(), "invoke "+op.GetName()+" with generated arguments", validIDs...)
-	defer r.add(s)
+	s := r.rec.Scenario("plugin/invoke/"+op.GetName(), "invoke "+op.GetName()+" with generated arguments", validIDs...)
+	defer r.rec.Add(s)
 	if reason := r.restart(ctx); reason != "" {
-		s.errorf("%s", reason)
+		s.Errorf("%s", reason)
 		return false
 	}
 	out, err := schemagen.Compile(op.GetName()+"-output", op.GetOutputSchema())
@@ -125,7 +125,7 @@ func (r *run) invokeValid(ctx context.Context, op *toolv1.ToolSchema) bool {
 			}
 		}
 	} else if res.stopped != "" {
-		s.errorf("%s", res.stopped)
+		s.Errorf("%s", res.stopped)
 	}
 	res.record(r, s, fmt.Sprintf("%d generated calls of %s", res.calls, op.GetName()), validIDs, unreached, "PL-15", "PL-16", "PL-19", "PL-20", "PL-21")
 	return ended
@@ -133,15 +133,15 @@ func (r *run) invokeValid(ctx context.Context, op *toolv1.ToolSchema) bool {
 
 // invokeInvalid runs the operation on arguments broken in one place.
 func (r *run) invokeInvalid(ctx context.Context, op *toolv1.ToolSchema) {
-	s := r.scenario("plugin/invoke/"+op.GetName(), "invoke "+op.GetName()+" with invalid arguments", invalidIDs...)
-	defer r.add(s)
+	s := r.rec.Scenario("plugin/invoke/"+op.GetName(), "invoke "+op.GetName()+" with invalid arguments", invalidIDs...)
+	defer r.rec.Add(s)
 	gen, ok := schemagen.Invalid(op.GetInputSchema())
 	if !ok {
-		s.notReached("invalid arguments end in invalid_arguments", "the input_schema leaves nothing to break: no property, nothing required", "PL-18")
+		s.NotReached("invalid arguments end in invalid_arguments", "the input_schema leaves nothing to break: no property, nothing required", "PL-18")
 		return
 	}
 	if reason := r.restart(ctx); reason != "" {
-		s.errorf("%s", reason)
+		s.Errorf("%s", reason)
 		return
 	}
 	in, inErr := schemagen.Compile(op.GetName()+"-input", op.GetInputSchema())
@@ -166,7 +166,7 @@ func (r *run) invokeInvalid(ctx context.Context, op *toolv1.ToolSchema) {
 	if res.stopped == "blocked" {
 		res.stopped = ""
 	} else if res.stopped != "" {
-		s.errorf("%s", res.stopped)
+		s.Errorf("%s", res.stopped)
 	}
 	ids := append([]string{"PL-18"}, "PL-14", "PL-19", "PL-20", "PL-21")
 	res.record(r, s, fmt.Sprintf("%d calls of %s with invalid arguments", res.calls, op.GetName()), ids, map[string]string{

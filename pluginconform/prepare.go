@@ -3,6 +3,7 @@ package pluginconform
 import (
 	"context"
 	"fmt"
+	"github.com/agentconform/conform/pluginconform/kit"
 	"sort"
 	"strings"
 
@@ -18,20 +19,20 @@ import (
 // the declarations and configures it. It returns why nothing more can be
 // checked, or "".
 func (r *run) prepare(ctx context.Context) string {
-	s := r.scenario("plugin/launch", "launch, Describe and GetSchema", "PL-01", "PL-02", "PL-03")
+	s := r.rec.Scenario("plugin/launch", "launch, Describe and GetSchema", "PL-01", "PL-02", "PL-03")
 	if _, err := r.start(ctx); err != nil {
 		reason := "the plugin could not be launched: " + err.Error()
 		r.allInError(reason)
 		return reason
 	}
-	s.pass("the plugin completed the go-plugin handshake and dispensed plugin key tool", "PL-01")
+	s.Pass("the plugin completed the go-plugin handshake and dispensed plugin key tool", "PL-01")
 	r.checkDescribe(ctx, s)
 	if reason := r.checkGetSchema(ctx, s); reason != "" {
-		s.errorf("%s", reason)
-		r.add(s)
+		s.Errorf("%s", reason)
+		r.rec.Add(s)
 		return reason
 	}
-	r.add(s)
+	r.rec.Add(s)
 	r.checkDeclarations()
 	r.unjudged("plugin/declare", "declarations that apply to no operation", map[string]string{
 		"PL-09": "every declared operation is interactive",
@@ -44,12 +45,12 @@ func (r *run) prepare(ctx context.Context) string {
 // allInError records one erroring scenario naming every requirement, so
 // each gets the reason.
 func (r *run) allInError(reason string) {
-	s := r.scenario("plugin/launch", "launch the plugin")
+	s := r.rec.Scenario("plugin/launch", "launch the plugin")
 	for i := 1; i <= 31; i++ {
-		s.res.Requirements = append(s.res.Requirements, fmt.Sprintf("PL-%02d", i))
+		s.Res.Requirements = append(s.Res.Requirements, fmt.Sprintf("PL-%02d", i))
 	}
-	s.errorf("%s", reason)
-	r.add(s)
+	s.Errorf("%s", reason)
+	r.rec.Add(s)
 }
 
 func (r *run) call(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -85,15 +86,15 @@ func (r *run) describe() *commonv1.ProducerRef {
 	return resp.GetProducer()
 }
 
-func (r *run) checkDescribe(ctx context.Context, s *scenario) {
+func (r *run) checkDescribe(ctx context.Context, s *kit.Scenario) {
 	c, cancel := r.call(ctx)
 	defer cancel()
 	resp, err := r.plugin.Tool.Describe(c, &toolv1.DescribeRequest{})
-	r.secrets.seeMsg("the Describe answer", resp)
-	r.secrets.seeErr("the Describe error", err)
+	r.secrets.SeeMsg("the Describe answer", resp)
+	r.secrets.SeeErr("the Describe error", err)
 	const step = "Describe answers the build's identity"
 	if err != nil {
-		s.fail(step, r.rpcProblem("Describe", err), "PL-02")
+		s.Fail(step, r.rpcProblem("Describe", err), "PL-02")
 		return
 	}
 	pr := resp.GetProducer()
@@ -108,37 +109,37 @@ func (r *run) checkDescribe(ctx context.Context, s *scenario) {
 		bad = append(bad, fmt.Sprintf("category %s, not CATEGORY_TOOL", pr.GetCategory()))
 	}
 	if len(bad) > 0 {
-		s.fail(step, "Describe's producer has "+strings.Join(bad, ", "), "PL-02")
+		s.Fail(step, "Describe's producer has "+strings.Join(bad, ", "), "PL-02")
 		return
 	}
-	s.pass(step, "PL-02")
+	s.Pass(step, "PL-02")
 }
 
 // checkGetSchema asks three times: the answers must be equal (PL-03).
-func (r *run) checkGetSchema(ctx context.Context, s *scenario) string {
+func (r *run) checkGetSchema(ctx context.Context, s *kit.Scenario) string {
 	var first *toolv1.GetSchemaResponse
 	for i := 1; i <= 3; i++ {
 		c, cancel := r.call(ctx)
 		resp, err := r.plugin.Tool.GetSchema(c, &toolv1.GetSchemaRequest{})
 		cancel()
-		r.secrets.seeMsg("the GetSchema answer", resp)
-		r.secrets.seeErr("the GetSchema error", err)
+		r.secrets.SeeMsg("the GetSchema answer", resp)
+		r.secrets.SeeErr("the GetSchema error", err)
 		if err != nil {
-			s.fail("GetSchema answers", r.rpcProblem("GetSchema", err), "PL-01")
+			s.Fail("GetSchema answers", r.rpcProblem("GetSchema", err), "PL-01")
 			return "GetSchema failed, so nothing the plugin declares can be checked: " + r.rpcProblem("GetSchema", err)
 		}
 		if first == nil {
 			first = resp
-			s.pass("GetSchema answers", "PL-01")
+			s.Pass("GetSchema answers", "PL-01")
 			continue
 		}
 		if !proto.Equal(first, resp) {
-			s.fail("GetSchema answers the same every time", fmt.Sprintf("answer %d differs from the first: %s", i, firstDiff(first, resp)), "PL-03")
+			s.Fail("GetSchema answers the same every time", fmt.Sprintf("answer %d differs from the first: %s", i, firstDiff(first, resp)), "PL-03")
 			r.schema = first
 			return ""
 		}
 	}
-	s.pass("GetSchema answers the same every time (3 calls)", "PL-03")
+	s.Pass("GetSchema answers the same every time (3 calls)", "PL-03")
 	r.schema = first
 	return ""
 }
@@ -166,18 +167,18 @@ func clip(s string, n int) string {
 // unjudged records, in a scenario of its own, why each requirement that no
 // check judged was not reached; nothing when every one was.
 func (r *run) unjudged(file, name string, why map[string]string) {
-	var s *scenario
+	var s *kit.Scenario
 	for _, id := range sortedIDs(why) {
-		if r.judged[id] {
+		if r.rec.Judged[id] {
 			continue
 		}
 		if s == nil {
-			s = r.scenario(file, name)
+			s = r.rec.Scenario(file, name)
 		}
-		s.notReached("the rule applies to something the plugin declared or did", why[id], id)
+		s.NotReached("the rule applies to something the plugin declared or did", why[id], id)
 	}
 	if s != nil {
-		r.add(s)
+		r.rec.Add(s)
 	}
 }
 

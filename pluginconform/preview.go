@@ -25,10 +25,10 @@ const previewTries = 5
 // something, and no change to the working directory. An operation whose
 // Preview answers UNIMPLEMENTED has none, which the MAY allows.
 func (r *run) checkPreview(ctx context.Context, op *toolv1.ToolSchema) {
-	s := r.scenario("plugin/preview/"+op.GetName(), "Preview of "+op.GetName(), "PL-25")
+	s := r.rec.Scenario("plugin/preview/"+op.GetName(), "Preview of "+op.GetName(), "PL-25")
 	if reason := r.restart(ctx); reason != "" {
-		s.errorf("%s", reason)
-		r.add(s)
+		s.Errorf("%s", reason)
+		r.rec.Add(s)
 		return
 	}
 	gen := schemagen.Args(op.GetInputSchema())
@@ -37,19 +37,19 @@ func (r *run) checkPreview(ctx context.Context, op *toolv1.ToolSchema) {
 		args := gen.Example(int(r.stats.Seed%1e6) + 100 + try)
 		call, err := r.toolCall(op.GetName(), args)
 		if err != nil {
-			s.errorf("%v", err)
+			s.Errorf("%v", err)
 			break
 		}
 		before, err := snapshot(r.wd)
 		if err != nil {
-			s.errorf("reading the working directory: %v", err)
+			s.Errorf("reading the working directory: %v", err)
 			break
 		}
 		c, cancel := r.call(ctx)
 		resp, err := r.plugin.Tool.Preview(c, &toolv1.PreviewRequest{Call: call})
 		cancel()
-		r.secrets.seeMsg("a Preview answer", resp)
-		r.secrets.seeErr("a Preview error", err)
+		r.secrets.SeeMsg("a Preview answer", resp)
+		r.secrets.SeeErr("a Preview error", err)
 		if status.Code(err) == codes.Unimplemented {
 			unimplemented++
 			continue
@@ -57,30 +57,30 @@ func (r *run) checkPreview(ctx context.Context, op *toolv1.ToolSchema) {
 		step := "Preview of " + op.GetName() + " returns a tree and changes nothing"
 		if err != nil {
 			if d := r.died(err); d != "" {
-				s.errorf("Preview of %s: %s", op.GetName(), d)
+				s.Errorf("Preview of %s: %s", op.GetName(), d)
 				break
 			}
-			s.fail(step, fmt.Sprintf("Preview of %s with %s: %s", op.GetName(), clip(jsonText(args), 300), r.rpcProblem("Preview", err)), "PL-25")
+			s.Fail(step, fmt.Sprintf("Preview of %s with %s: %s", op.GetName(), clip(jsonText(args), 300), r.rpcProblem("Preview", err)), "PL-25")
 			continue
 		}
 		after, err := snapshot(r.wd)
 		if err != nil {
-			s.errorf("reading the working directory: %v", err)
+			s.Errorf("reading the working directory: %v", err)
 			break
 		}
 		switch {
 		case emptyTree(resp.GetPreview()):
-			s.fail(step, fmt.Sprintf("Preview of %s with %s returned an empty tree", op.GetName(), clip(jsonText(args), 300)), "PL-25")
+			s.Fail(step, fmt.Sprintf("Preview of %s with %s returned an empty tree", op.GetName(), clip(jsonText(args), 300)), "PL-25")
 		case before != after:
-			s.fail(step, fmt.Sprintf("Preview of %s with %s changed the working directory", op.GetName(), clip(jsonText(args), 300)), "PL-25")
+			s.Fail(step, fmt.Sprintf("Preview of %s with %s changed the working directory", op.GetName(), clip(jsonText(args), 300)), "PL-25")
 		default:
-			s.pass(step, "PL-25")
+			s.Pass(step, "PL-25")
 		}
 	}
 	if unimplemented == previewTries {
-		s.skipf("Preview of %s answers UNIMPLEMENTED (Preview is a MAY)", op.GetName())
+		s.Skipf("Preview of %s answers UNIMPLEMENTED (Preview is a MAY)", op.GetName())
 	}
-	r.add(s)
+	r.rec.Add(s)
 }
 
 func emptyTree(t *renderv1.RenderTree) bool {
@@ -113,15 +113,15 @@ func snapshot(dir string) (string, error) {
 // checkRender renders what the plugin emitted through the kernel callback
 // (PL-26).
 func (r *run) checkRender(ctx context.Context) {
-	s := r.scenario("plugin/render", "Render of emitted payloads", "PL-26")
-	defer r.add(s)
+	s := r.rec.Scenario("plugin/render", "Render of emitted payloads", "PL-26")
+	defer r.rec.Add(s)
 	emitted := r.cb.Emitted()
 	if len(emitted) == 0 {
-		s.notReached("Render returns a tree for an emitted payload", "the plugin emitted nothing through the kernel callback service to render", "PL-26")
+		s.NotReached("Render returns a tree for an emitted payload", "the plugin emitted nothing through the kernel callback service to render", "PL-26")
 		return
 	}
 	if reason := r.restart(ctx); reason != "" {
-		s.errorf("%s", reason)
+		s.Errorf("%s", reason)
 		return
 	}
 	if len(emitted) > 5 {
@@ -132,25 +132,25 @@ func (r *run) checkRender(ctx context.Context) {
 		c, cancel := r.call(ctx)
 		resp, err := r.plugin.Tool.Render(c, &toolv1.RenderRequest{Payload: e.Payload, SchemaVersion: e.SchemaVersion})
 		cancel()
-		r.secrets.seeMsg("a Render answer", resp)
-		r.secrets.seeErr("a Render error", err)
+		r.secrets.SeeMsg("a Render answer", resp)
+		r.secrets.SeeErr("a Render error", err)
 		step := "Render returns a tree for a payload the plugin emitted"
 		switch {
 		case status.Code(err) == codes.Unimplemented:
 			unimplemented++
 		case err != nil:
 			if d := r.died(err); d != "" {
-				s.errorf("Render: %s", d)
+				s.Errorf("Render: %s", d)
 				return
 			}
-			s.fail(step, fmt.Sprintf("Render of a %s payload (schema version %q): %s", e.Kind, e.SchemaVersion, r.rpcProblem("Render", err)), "PL-26")
+			s.Fail(step, fmt.Sprintf("Render of a %s payload (schema version %q): %s", e.Kind, e.SchemaVersion, r.rpcProblem("Render", err)), "PL-26")
 		case emptyTree(resp.GetTree()):
-			s.fail(step, fmt.Sprintf("Render of a %s payload returned an empty tree", e.Kind), "PL-26")
+			s.Fail(step, fmt.Sprintf("Render of a %s payload returned an empty tree", e.Kind), "PL-26")
 		default:
-			s.pass(step, "PL-26")
+			s.Pass(step, "PL-26")
 		}
 	}
 	if unimplemented == len(emitted) {
-		s.skipf("Render answers UNIMPLEMENTED (Render is a MAY)")
+		s.Skipf("Render answers UNIMPLEMENTED (Render is a MAY)")
 	}
 }

@@ -2,6 +2,7 @@ package pluginconform
 
 import (
 	"encoding/json"
+	"github.com/agentconform/conform/pluginconform/kit"
 	"slices"
 	"sort"
 	"time"
@@ -38,13 +39,13 @@ type caseFn func(t *rapid.T) (v verdicts, args map[string]any, note, stop string
 // fail, until a round finds nothing new.
 func (r *run) property(cases int, fn caseFn) propResult {
 	res := propResult{failed: map[string]found{}, held: map[string]int{}}
-	setChecks(cases)
+	kit.SetChecks(cases)
 	start := time.Now()
 	defer func() { r.stats.GeneratedTime += time.Since(start) }()
 	for round := 0; round < 10 && res.stopped == ""; round++ {
 		target := ""
 		var last *found
-		rapid.Check(&tb{}, func(t *rapid.T) {
+		rapid.Check(&kit.TB{}, func(t *rapid.T) {
 			if res.stopped != "" {
 				return
 			}
@@ -91,14 +92,14 @@ func (r *run) property(cases int, fn caseFn) propResult {
 // An id in optional gets a check only when a call judged it: "no error was
 // sent" says nothing against the error rules, and those rules get their
 // verdict wherever errors do come (the run notes any never judged at all).
-func (res propResult) record(r *run, s *scenario, what string, ids []string, unreached map[string]string, optional ...string) {
+func (res propResult) record(r *run, s *kit.Scenario, what string, ids []string, unreached map[string]string, optional ...string) {
 	for _, id := range ids {
 		_, failed := res.failed[id]
 		if !failed && res.held[id] == 0 && res.stopped == "" && slices.Contains(optional, id) {
 			continue
 		}
 		if failed || res.held[id] > 0 {
-			r.judged[id] = true
+			r.rec.Judged[id] = true
 		}
 		step := what + " (" + id + ")"
 		if f, ok := res.failed[id]; ok {
@@ -106,11 +107,11 @@ func (res propResult) record(r *run, s *scenario, what string, ids []string, unr
 			if f.note != "" {
 				msg += " (" + f.note + ")"
 			}
-			s.fail(step, msg, id)
+			s.Fail(step, msg, id)
 			continue
 		}
 		if n := res.held[id]; n > 0 {
-			s.add(report.Pass, step, "held on "+itoa(n)+" generated "+plural(n, "call", "calls"), id)
+			s.Add(report.Pass, step, "held on "+itoa(n)+" generated "+plural(n, "call", "calls"), id)
 			continue
 		}
 		why := unreached[id]
@@ -120,7 +121,7 @@ func (res propResult) record(r *run, s *scenario, what string, ids []string, unr
 		if res.stopped != "" {
 			why = "the property stopped early: " + res.stopped
 		}
-		s.notReached(step, why, id)
+		s.NotReached(step, why, id)
 	}
 }
 

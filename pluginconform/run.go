@@ -6,11 +6,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/agentconform/conform/pluginconform/kit"
 	"io"
 	"os"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"google.golang.org/grpc"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/pluginconform/callback"
+	"github.com/agentconform/conform/pluginconform/category"
 	"github.com/agentconform/conform/pluginconform/launch"
 	"github.com/agentconform/conform/spec"
 
@@ -31,48 +31,36 @@ const Protocol = "pluggableharness tool.v1 + hook.v1 over hashicorp/go-plugin gR
 // LaunchError is a run that could not check the plugin at all: it never
 // completed the handshake, or rejected the configuration conform gave it.
 // Run still returns a report, every requirement in error with the reason.
-type LaunchError struct{ Reason string }
-
-func (e *LaunchError) Error() string { return e.Reason }
-
-// rapid's settings are process-wide, so runs take turns.
-var runMu sync.Mutex
+// Every category shares it.
+type LaunchError = category.LaunchError
 
 // run is one conformance run's state.
 type run struct {
 	opt     Options
 	now     func() time.Time
-	lines   *int
+	rec     *kit.Recorder
 	cb      *callback.Server
-	secrets *secrets
+	secrets *kit.Secrets
 	plugin  *launch.Plugin
 	schema  *toolv1.GetSchemaResponse
 	config  map[string]any
-	scens   []report.ScenarioResult
 	wd      string // the working directory every call gets
 	stats   Stats
-	// judged are the requirements some call gave a pass or a fail;
-	// blocked the interactive operations that waited for an answer.
-	judged  map[string]bool
+	// blocked are the interactive operations that waited for an answer
+	// (rec.Judged the requirements some call gave a pass or a fail).
 	blocked map[string]bool
 }
 
-// Stats are figures of a run, for people (not verdicts).
-type Stats struct {
-	// GeneratedCalls is how many Invoke calls ran generated arguments, and
-	// GeneratedTime the time they took, shrinking included.
-	GeneratedCalls int
-	GeneratedTime  time.Duration
-	Launches       int
-	Seed           uint64
-}
+// Stats are figures of a run, for people (not verdicts): GeneratedCalls is
+// how many Invoke calls ran generated arguments.
+type Stats = category.Stats
 
 // Run checks the plugin and returns its report. An error with a nil
 // report means conform itself could not run; a *LaunchError comes with a
 // report that says why nothing could be checked.
 func Run(ctx context.Context, opt Options) (*report.Report, Stats, error) {
-	runMu.Lock()
-	defer runMu.Unlock()
+	kit.RunMu.Lock()
+	defer kit.RunMu.Unlock()
 	if err := opt.defaults(); err != nil {
 		return nil, Stats{}, err
 	}
@@ -80,13 +68,12 @@ func Run(ctx context.Context, opt Options) (*report.Report, Stats, error) {
 	if err != nil {
 		return nil, Stats{}, err
 	}
-	restore, seed, err := configureRapid(opt)
+	restore, seed, err := kit.ConfigureRapid(opt.Cases, opt.Seed)
 	if err != nil {
 		return nil, Stats{}, err
 	}
 	defer restore()
-	lines := 0
-	r := &run{opt: opt, now: opt.Now, lines: &lines, cb: callback.New(), secrets: &secrets{}, judged: map[string]bool{}, blocked: map[string]bool{}}
+	r := &run{opt: opt, now: opt.Now, rec: kit.NewRecorder(opt.Now, opt.Progress), cb: callback.New(), secrets: &kit.Secrets{}, blocked: map[string]bool{}}
 	r.stats.Seed = seed
 	started := r.now()
 	if r.wd, err = r.workdir(); err != nil {
@@ -99,7 +86,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, Stats, error) {
 
 	var lerr error
 	if reason := r.prepare(ctx); reason != "" {
-		lerr = &LaunchError{Reason: r.secrets.redact(reason)}
+		lerr = &LaunchError{Reason: r.secrets.Redact(reason)}
 	} else {
 		r.checkOperations(ctx)
 		r.checkRender(ctx)
@@ -108,13 +95,13 @@ func Run(ctx context.Context, opt Options) (*report.Report, Stats, error) {
 	}
 	k := report.Kernel{Name: "plugin", Command: strings.Join(opt.Argv, " ")}
 	if d := r.describe(); d != nil {
-		k.Name, k.Version = r.secrets.redact(d.GetName()), r.secrets.redact(d.GetVersion())
+		k.Name, k.Version = r.secrets.Redact(d.GetName()), r.secrets.Redact(d.GetVersion())
 	}
 	warnings := []string{fmt.Sprintf("generated cases used seed %d (conform plugin --seed %d repeats them)", seed, seed)}
 	if opt.AllowEffects == "" {
 		warnings = append(warnings, "resource operations were not invoked: give --allow-effects DIR to run them in a scratch folder")
 	}
-	rep := report.BuildWith(cat, k, r.redacted(), started, r.now().Sub(started), report.BuildOptions{Warnings: warnings})
+	rep := report.BuildWith(cat, k, r.rec.Redacted(r.secrets.Redact), started, r.now().Sub(started), report.BuildOptions{Warnings: warnings})
 	rep.Protocol = Protocol
 	return rep, r.stats, lerr
 }
@@ -140,7 +127,7 @@ func (r *run) start(ctx context.Context) (*launch.Plugin, error) {
 	r.stats.Launches++
 	p, err := launch.Launch(ctx, launch.Spec{
 		Argv: r.opt.Argv, Env: r.opt.Env, StartTimeout: r.opt.StartTimeout, Callback: r.cb,
-		Output:      &streamWatch{s: r.secrets, where: "the plugin's stderr"},
+		Output:      &kit.StreamWatch{S: r.secrets, Where: "the plugin's stderr"},
 		DialOptions: []grpc.DialOption{grpc.WithStatsHandler(cancelOnSend{})},
 	})
 	if err != nil {
@@ -197,31 +184,6 @@ func (r *run) died(err error) string {
 		msg += "; last lines of its stderr:\n" + tailLines(t, 15)
 	}
 	return msg
-}
-
-func (r *run) add(s *scenario) {
-	res := s.finish()
-	r.scens = append(r.scens, res)
-	if r.opt.Progress != nil {
-		fmt.Fprintf(r.opt.Progress, "%-12s %s\n", res.Status, res.Name)
-	}
-}
-
-// redacted returns the scenarios with every secret value replaced.
-func (r *run) redacted() []report.ScenarioResult {
-	out := slices.Clone(r.scens)
-	for i := range out {
-		out[i].Failure = r.secrets.redact(out[i].Failure)
-		out[i].Checks = slices.Clone(out[i].Checks)
-		for j := range out[i].Checks {
-			out[i].Checks[j].Message = r.secrets.redact(out[i].Checks[j].Message)
-		}
-		out[i].Observations = slices.Clone(out[i].Observations)
-		for j := range out[i].Observations {
-			out[i].Observations[j].What = r.secrets.redact(out[i].Observations[j].What)
-		}
-	}
-	return out
 }
 
 func (r *run) canary() (string, error) {

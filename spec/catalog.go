@@ -52,7 +52,7 @@ type Requirement struct {
 }
 
 var (
-	idPattern = regexp.MustCompile(`^(TA|HD|PA|SA|ER|DF|PL)-\d{2}$`)
+	idPattern = regexp.MustCompile(`^(TA|HD|PA|SA|ER|DF|PL|MP|CP|MM)-\d{2}$`)
 
 	// levelClass maps every level spelling the digest uses to its class.
 	levelClass = map[string]string{
@@ -66,7 +66,8 @@ var (
 		"seed":                    "seed",
 	}
 
-	profiles = map[string]bool{"agent-loop": true, "deterministic-first": true, ProfilePlugin: true}
+	profiles = map[string]bool{"agent-loop": true, "deterministic-first": true, ProfilePlugin: true,
+		ProfileModelProvider: true, ProfileContextProvider: true, ProfileMemoryProvider: true}
 )
 
 var (
@@ -86,7 +87,7 @@ func Load() (*Catalog, error) {
 			loadErr = err
 			return
 		}
-		loaded = all.profileView(false)
+		loaded = all.profileView("")
 	})
 	return loaded, loadErr
 }
@@ -176,8 +177,10 @@ func Parse(data []byte) (*Catalog, error) {
 		}
 		if !profiles[r.Profile] {
 			bad("profile", "unknown profile %q", r.Profile)
-		} else if (r.Area == PluginArea) != (r.Profile == ProfilePlugin) {
-			bad("profile", "%q in area %s: the plugin profile is exactly the %s area", r.Profile, r.Area, PluginArea)
+		} else if area, isPlugin := pluginProfiles[r.Profile]; isPlugin && r.Area != area {
+			bad("profile", "%q in area %s: the %s profile is exactly the %s area", r.Profile, r.Area, r.Profile, area)
+		} else if !isPlugin && pluginArea(r.Area) {
+			bad("profile", "%q in area %s: the %s area belongs to a plugin profile", r.Profile, r.Area, r.Area)
 		}
 
 		switch {

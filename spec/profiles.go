@@ -16,6 +16,37 @@ const (
 	PluginArea    = "PL"
 )
 
+// Every other plugin category has a profile of its own, exactly one area
+// wide, kept apart from the kernel profiles and from each other the same
+// way (LoadProfile).
+const (
+	ProfileModelProvider   = "model-provider"
+	ModelProviderArea      = "MP"
+	ProfileContextProvider = "context-provider"
+	ContextProviderArea    = "CP"
+	ProfileMemoryProvider  = "memory-provider"
+	MemoryProviderArea     = "MM"
+)
+
+// pluginProfiles maps each plugin-category profile to its one area.
+var pluginProfiles = map[string]string{
+	ProfilePlugin:          PluginArea,
+	ProfileModelProvider:   ModelProviderArea,
+	ProfileContextProvider: ContextProviderArea,
+	ProfileMemoryProvider:  MemoryProviderArea,
+}
+
+// pluginArea reports whether prefix is the area of a plugin-category
+// profile.
+func pluginArea(prefix string) bool {
+	for _, a := range pluginProfiles {
+		if a == prefix {
+			return true
+		}
+	}
+	return false
+}
+
 var (
 	allOnce sync.Once
 	all     *Catalog
@@ -23,6 +54,9 @@ var (
 
 	pluginOnce sync.Once
 	plugin     *Catalog
+
+	viewsMu sync.Mutex
+	views   = map[string]*Catalog{}
 )
 
 // LoadAll returns every row of the embedded file, of every profile. It is
@@ -43,21 +77,45 @@ func LoadPlugin() (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	pluginOnce.Do(func() { plugin = c.profileView(true) })
+	pluginOnce.Do(func() { plugin = c.profileView(ProfilePlugin) })
 	return plugin, nil
 }
 
-// profileView returns the rows (and areas) of the plugin profile when
-// wantPlugin, of the kernel profiles otherwise, in file order.
-func (c *Catalog) profileView(wantPlugin bool) *Catalog {
+// LoadProfile returns one plugin-category profile (ProfilePlugin,
+// ProfileModelProvider, ...): its area and its rows only.
+func LoadProfile(name string) (*Catalog, error) {
+	if _, ok := pluginProfiles[name]; !ok {
+		return nil, fmt.Errorf("no plugin profile %q", name)
+	}
+	if name == ProfilePlugin {
+		return LoadPlugin()
+	}
+	c, err := LoadAll()
+	if err != nil {
+		return nil, err
+	}
+	viewsMu.Lock()
+	defer viewsMu.Unlock()
+	if v, ok := views[name]; ok {
+		return v, nil
+	}
+	v := c.profileView(name)
+	views[name] = v
+	return v, nil
+}
+
+// profileView returns the rows (and area) of the named plugin-category
+// profile, or of the kernel profiles when name is "", in file order.
+func (c *Catalog) profileView(name string) *Catalog {
 	v := &Catalog{Version: c.Version, byID: make(map[string]int)}
 	for _, a := range c.Areas {
-		if (a.Prefix == PluginArea) == wantPlugin {
+		if (name == "" && !pluginArea(a.Prefix)) || (name != "" && a.Prefix == pluginProfiles[name]) {
 			v.Areas = append(v.Areas, a)
 		}
 	}
 	for _, r := range c.Requirements {
-		if (r.Profile == ProfilePlugin) == wantPlugin {
+		_, isPlugin := pluginProfiles[r.Profile]
+		if (name == "" && !isPlugin) || (name != "" && r.Profile == name) {
 			v.byID[r.ID] = len(v.Requirements)
 			v.Requirements = append(v.Requirements, r)
 		}

@@ -13,8 +13,24 @@ func TestProfilesSplitTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	kernel, plugin := mustLoad(t), mustLoadPlugin(t)
-	if len(kernel.Requirements)+len(plugin.Requirements) != len(all.Requirements) {
-		t.Errorf("%d kernel + %d plugin rows, file has %d", len(kernel.Requirements), len(plugin.Requirements), len(all.Requirements))
+	n := len(kernel.Requirements)
+	for name, area := range pluginProfiles {
+		v, err := LoadProfile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(v.Requirements)
+		for _, r := range v.Requirements {
+			if r.Profile != name || r.Area != area {
+				t.Errorf("profile %s holds %s (profile %q, area %s)", name, r.ID, r.Profile, r.Area)
+			}
+			if _, ok := kernel.Get(r.ID); ok {
+				t.Errorf("kernel Get(%s) found it", r.ID)
+			}
+		}
+	}
+	if n != len(all.Requirements) {
+		t.Errorf("%d kernel and plugin-category rows, file has %d", n, len(all.Requirements))
 	}
 	if len(plugin.Requirements) != 31 || len(plugin.Areas) != 1 || plugin.Areas[0].Prefix != PluginArea {
 		t.Errorf("plugin catalog: %d rows, areas %v", len(plugin.Requirements), plugin.Areas)
@@ -53,7 +69,7 @@ func TestParseKeepsProfilesInTheirAreas(t *testing.T) {
 		"PL row in the agent-loop profile": func(r []map[string]any) { r[len(r)-1]["profile"] = "agent-loop" },
 		"kernel row in the plugin profile": func(r []map[string]any) { r[0]["profile"] = ProfilePlugin },
 	} {
-		if _, err := Parse(mutated(t, mutate)); err == nil || !strings.Contains(err.Error(), "plugin profile is exactly the PL area") {
+		if _, err := Parse(mutated(t, mutate)); err == nil || !strings.Contains(err.Error(), "PL area") {
 			t.Errorf("%s: err = %v", name, err)
 		}
 	}

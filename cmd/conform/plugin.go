@@ -15,12 +15,14 @@ import (
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/runner"
 	"github.com/agentconform/conform/pluginconform"
+	"github.com/agentconform/conform/pluginconform/category"
 	"github.com/agentconform/conform/pluginconform/launch"
 	"github.com/agentconform/conform/spec"
 )
 
 type pluginFlags struct {
 	plugin, config, allowEffects, require  string
+	category                               string
 	jsonOut, junitOut, mdOut               string
 	htmlOut, badgeOut, badgeJSON           string
 	env, processBacked                     []string
@@ -37,7 +39,7 @@ func newPluginCmd() *cobra.Command {
 	var f pluginFlags
 	cmd := &cobra.Command{
 		Use:   "plugin",
-		Short: "Check a tool-provider or hook-subscriber plugin (go-plugin/gRPC) against the plugin profile",
+		Short: "Check a plugin (go-plugin/gRPC) against its category's profile: tool provider, model provider, ...",
 		Long: `Check a plugin of the pluggableharness ecosystem — a tool provider, which may
 also be a hook subscriber — over the protocol it already speaks: conform
 launches --plugin "CMD ARGS" through hashicorp/go-plugin exactly as a kernel
@@ -59,6 +61,12 @@ Resource operations run only with --allow-effects DIR: every call then gets
 DIR as its working directory. Without it they are not run, and the report
 says which checks that left unreached.
 
+The category is told from what the plugin serves (gRPC reflection, or
+which category's service answers Describe), or given with --category:
+tool (tool providers and hook subscribers, the PL rows), model (model
+providers, the MP rows), and any other registered category; each is
+launched with its own plugin key and judged against its own profile.
+
 Exit status: 0 when no requirement at the --require level fails or errs
 (checks that were not reached are printed as prominently as failures, but
 do not fail the run); 1 when one does; 2 when the plugin could not be
@@ -68,6 +76,7 @@ launched or configured at all, or on a usage error.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.plugin, "plugin", "", `the plugin's command, e.g. "./my-plugin" or "node plugin.js" (required)`)
+	fl.StringVar(&f.category, "category", "", "the plugin's category ("+strings.Join(category.Names(), ", ")+"); empty: told from the services it serves")
 	fl.StringVar(&f.config, "config", "", "a JSON object file handed to Configure")
 	fl.StringVar(&f.allowEffects, "allow-effects", "", "run resource operations, in this scratch folder (created if missing; every call's working directory)")
 	fl.StringVar(&f.require, "require", "must", "level that must pass for exit 0: must, should or all (any case)")
@@ -130,9 +139,18 @@ func runPlugin(cmd *cobra.Command, f pluginFlags) error {
 			return usage("--config %s: %v", f.config, err)
 		}
 	}
+	opt := category.Options{
+		Argv: argv, Env: launch.BaseEnv(os.LookupEnv, extra...), Config: cfg, AllowEffects: f.allowEffects,
+		ProcessBacked: f.processBacked, Cases: f.cases, HookCases: f.hookCases, Seed: f.seed,
+		CallTimeout: f.callTimeout, HookTimeout: f.hookTimeout, StartTimeout: f.startTimeout, Multiplier: f.multiplier,
+	}
+	cg, err := pluginCategory(cmd, f.category, opt)
+	if err != nil {
+		return err
+	}
 	var known *baseline.File
 	if f.baseline != "" {
-		cat, err := spec.LoadPlugin()
+		cat, err := spec.LoadProfile(cg.Profile)
 		if err != nil {
 			return &exitError{exitUsage, err}
 		}
@@ -144,15 +162,10 @@ func runPlugin(cmd *cobra.Command, f pluginFlags) error {
 	if err != nil {
 		return err
 	}
-	opt := pluginconform.Options{
-		Argv: argv, Env: launch.BaseEnv(os.LookupEnv, extra...), Config: cfg, AllowEffects: f.allowEffects,
-		ProcessBacked: f.processBacked, Cases: f.cases, HookCases: f.hookCases, Seed: f.seed,
-		CallTimeout: f.callTimeout, HookTimeout: f.hookTimeout, StartTimeout: f.startTimeout, Multiplier: f.multiplier,
-	}
 	if !f.quiet {
 		opt.Progress = cmd.ErrOrStderr()
 	}
-	r, stats, err := repeatPlugin(cmd, opt, f.repeat)
+	r, stats, err := repeatPlugin(cmd, cg, opt, f.repeat)
 	if r != nil {
 		r.Tool = runner.ToolOf(nil, "")
 	}
@@ -190,17 +203,42 @@ func runPlugin(cmd *cobra.Command, f pluginFlags) error {
 	return gate(r, f.require)
 }
 
+// pluginCategory is the --category named, or the one the plugin serves.
+func pluginCategory(cmd *cobra.Command, name string, opt category.Options) (category.Category, error) {
+	if name != "" {
+		c, ok := category.Lookup(name)
+		if !ok {
+			return c, usage("--category must be one of %s, not %q", strings.Join(category.Names(), ", "), name)
+		}
+		return c, nil
+	}
+	c, err := category.Detect(cmd.Context(), opt)
+	var nl *category.NotLaunched
+	if errors.As(err, &nl) {
+		// Nothing tells the category of a plugin that never handshook; the
+		// tool profile's report then says, row by row, that it could not be
+		// launched.
+		c, _ = category.Lookup(launch.KeyTool)
+		fmt.Fprintf(cmd.ErrOrStderr(), "conform: the plugin could not be launched, so its category is unknown; reporting against the %s profile (--category chooses)\n", c.Profile)
+		return c, nil
+	}
+	if err != nil {
+		return c, &exitError{exitUsage, fmt.Errorf("the plugin's category could not be told (give --category to choose one): %w", err)}
+	}
+	return c, nil
+}
+
 // repeatPlugin checks the plugin n times with one seed and folds the runs
 // into the first run's report, with its stability section.
-func repeatPlugin(cmd *cobra.Command, opt pluginconform.Options, n int) (*report.Report, pluginconform.Stats, error) {
-	first, stats, err := pluginconform.Run(cmd.Context(), opt)
+func repeatPlugin(cmd *cobra.Command, cg category.Category, opt category.Options, n int) (*report.Report, category.Stats, error) {
+	first, stats, err := cg.Run(cmd.Context(), opt)
 	if n <= 1 || err != nil || first == nil {
 		return first, stats, err
 	}
 	opt.Seed = stats.Seed
 	runs := []*report.Report{first}
 	for i := 1; i < n; i++ {
-		r, _, err := pluginconform.Run(cmd.Context(), opt)
+		r, _, err := cg.Run(cmd.Context(), opt)
 		if r == nil {
 			return nil, stats, err
 		}

@@ -11,23 +11,24 @@ func agentLoop(q RequirementResult) bool {
 	return q.Profile != profileDeterministicFirst && q.Class != classSeed
 }
 
-// labelProfile names the profile a label speaks for: "plugin" when every
-// counted row is of the plugin profile (conform plugin builds its reports
-// from that profile alone), "agent-loop" otherwise.
+// labelProfile names the profile a label speaks for: a plugin category's
+// profile ("plugin", "model-provider", ...) when every counted row is of
+// that one profile (conform plugin builds its reports from one profile
+// alone), "agent-loop" otherwise.
 func labelProfile(reqs []RequirementResult) string {
-	n := 0
+	one := ""
 	for _, q := range reqs {
 		if agentLoop(q) {
-			if q.Profile != profilePlugin {
+			if q.Profile == profileAgentLoop || (one != "" && q.Profile != one) {
 				return profileAgentLoop
 			}
-			n++
+			one = q.Profile
 		}
 	}
-	if n == 0 {
+	if one == "" {
 		return profileAgentLoop
 	}
-	return profilePlugin
+	return one
 }
 
 // compliance computes the level and its label; see Build for the rules.

@@ -59,7 +59,6 @@ const (
 
 	profileAgentLoop          = "agent-loop"
 	profileDeterministicFirst = "deterministic-first"
-	profilePlugin             = "plugin"
 )
 
 // ScenarioResult is the outcome of one executed Gherkin scenario.

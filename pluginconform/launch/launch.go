@@ -36,8 +36,15 @@ var Handshake = plugin.HandshakeConfig{
 	MagicCookieValue: MagicCookieValue,
 }
 
-// KeyTool is the plugin-map key of the tool category.
-const KeyTool = "tool"
+// The plugin-map keys of the categories (upstream's common.PluginKey). Over
+// gRPC the key never crosses the wire: it only picks the host's side of the
+// map, and a plugin shows its category by the services it registers.
+const (
+	KeyTool    = "tool"
+	KeyModel   = "model"
+	KeyContext = "context"
+	KeyMemory  = "memory"
+)
 
 // Spec says what to launch.
 type Spec struct {
@@ -55,12 +62,16 @@ type Spec struct {
 	Output io.Writer
 	// DialOptions are added to the gRPC connection to the plugin.
 	DialOptions []grpc.DialOption
+	// Key is the category's plugin-map key (default KeyTool).
+	Key string
 }
 
 // Plugin is a launched plugin.
 type Plugin struct {
 	Tool toolv1.ToolServiceClient
 	Hook hookv1.HookSubscriberServiceClient
+	// Conn is the gRPC connection, for the clients of other categories.
+	Conn *grpc.ClientConn
 
 	client *plugin.Client
 	cmd    *exec.Cmd
@@ -68,14 +79,18 @@ type Plugin struct {
 	once   sync.Once
 }
 
-// Launch starts the plugin and dispenses its tool service. The error of a
-// failed launch says what the plugin did.
+// Launch starts the plugin and dispenses its category's connection (the
+// tool service unless Spec.Key says otherwise). The error of a failed
+// launch says what the plugin did.
 func Launch(_ context.Context, s Spec) (*Plugin, error) {
 	if len(s.Argv) == 0 || s.Argv[0] == "" {
 		return nil, errors.New("no plugin command")
 	}
 	if s.StartTimeout <= 0 {
 		s.StartTimeout = 10 * time.Second
+	}
+	if s.Key == "" {
+		s.Key = KeyTool
 	}
 	tail := NewTail(8 << 10)
 	out := io.Writer(tail)
@@ -87,7 +102,7 @@ func Launch(_ context.Context, s Spec) (*Plugin, error) {
 	ownGroup(cmd)
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  Handshake,
-		Plugins:          plugin.PluginSet{KeyTool: &hostPlugin{callback: s.Callback}},
+		Plugins:          plugin.PluginSet{s.Key: &hostPlugin{callback: s.Callback}},
 		Cmd:              cmd,
 		SkipHostEnv:      true,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
@@ -103,15 +118,16 @@ func Launch(_ context.Context, s Spec) (*Plugin, error) {
 	if err != nil {
 		return nil, p.failed("the handshake failed", err)
 	}
-	raw, err := rpc.Dispense(KeyTool)
+	raw, err := rpc.Dispense(s.Key)
 	if err != nil {
-		return nil, p.failed(`dispensing plugin key "tool" failed`, err)
+		return nil, p.failed(fmt.Sprintf("dispensing plugin key %q failed", s.Key), err)
 	}
 	conn, ok := raw.(*grpc.ClientConn)
 	if !ok {
 		p.Kill()
 		return nil, fmt.Errorf("dispense returned %T, not a gRPC connection", raw)
 	}
+	p.Conn = conn
 	p.Tool = toolv1.NewToolServiceClient(conn)
 	p.Hook = hookv1.NewHookSubscriberServiceClient(conn)
 	return p, nil

@@ -1,4 +1,4 @@
-package pluginconform
+package kit
 
 import (
 	"bytes"
@@ -18,18 +18,18 @@ type secret struct {
 	value []byte
 }
 
-// secrets watches everything the plugin sends back for the values of its
-// sensitive configuration attributes (PL-24). A protobuf message is
+// Secrets watches everything the plugin sends back for the values of its
+// sensitive configuration attributes (PL-24, MP's secret row). A protobuf message is
 // scanned in its binary encoding, where every string and bytes field
 // appears as it is. Hits name the attribute, never the value.
-type secrets struct {
+type Secrets struct {
 	mu     sync.Mutex
 	values []secret
 	hits   []string
 	seen   int // how many things were scanned
 }
 
-func (s *secrets) add(attr, value string) {
+func (s *Secrets) Add(attr, value string) {
 	if len(value) < 4 {
 		return // too short to tell an echo from a coincidence
 	}
@@ -38,14 +38,14 @@ func (s *secrets) add(attr, value string) {
 	s.values = append(s.values, secret{attr: attr, value: []byte(value)})
 }
 
-func (s *secrets) any() bool {
+func (s *Secrets) Any() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.values) > 0
 }
 
-// see scans b, which the plugin sent in where.
-func (s *secrets) see(where string, b []byte) {
+// See scans b, which the plugin sent in where.
+func (s *Secrets) See(where string, b []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seen++
@@ -59,7 +59,7 @@ func (s *secrets) see(where string, b []byte) {
 	}
 }
 
-func (s *secrets) seeMsg(where string, m proto.Message) {
+func (s *Secrets) SeeMsg(where string, m proto.Message) {
 	if m == nil {
 		return
 	}
@@ -67,27 +67,27 @@ func (s *secrets) seeMsg(where string, m proto.Message) {
 	if err != nil {
 		return
 	}
-	s.see(where, b)
+	s.See(where, b)
 }
 
-// seeErr scans a gRPC error: its message and its details.
-func (s *secrets) seeErr(where string, err error) {
+// SeeErr scans a gRPC error: its message and its details.
+func (s *Secrets) SeeErr(where string, err error) {
 	if err == nil {
 		return
 	}
 	st, _ := status.FromError(err)
-	s.see(where+" (gRPC status message)", []byte(st.Message()))
-	s.seeMsg(where+" (gRPC status details)", st.Proto())
+	s.See(where+" (gRPC status message)", []byte(st.Message()))
+	s.SeeMsg(where+" (gRPC status details)", st.Proto())
 }
 
-func (s *secrets) found() ([]string, int) {
+func (s *Secrets) Found() ([]string, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.hits), s.seen
 }
 
-// redact replaces every secret value in text, so no report keeps one.
-func (s *secrets) redact(text string) string {
+// Redact replaces every secret value in text, so no report keeps one.
+func (s *Secrets) Redact(text string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, v := range s.values {
@@ -96,21 +96,21 @@ func (s *secrets) redact(text string) string {
 	return text
 }
 
-// streamWatch scans a byte stream written in pieces (the plugin's stderr),
+// StreamWatch scans a byte stream written in pieces (the plugin's stderr),
 // keeping enough of the previous piece that a secret split across two
-// writes is still found.
-type streamWatch struct {
-	s     *secrets
-	where string
+// writes is still found. Where names the stream in a hit.
+type StreamWatch struct {
+	S     *Secrets
+	Where string
 	mu    sync.Mutex
 	carry []byte
 }
 
-func (w *streamWatch) Write(p []byte) (int, error) {
+func (w *StreamWatch) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	buf := append(w.carry, p...)
-	w.s.see(w.where, buf)
+	w.S.See(w.Where, buf)
 	keep := 256
 	if len(buf) < keep {
 		keep = len(buf)
