@@ -3,13 +3,13 @@ package pluginconform
 import (
 	"context"
 	"fmt"
-	"github.com/agentconform/conform/pluginconform/kit"
 	"slices"
 	"strings"
 	"time"
 
 	toolv1 "github.com/agentconform/conform/api/gen/pluggableharness/tool/v1"
 	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/pluginconform/kit"
 	"github.com/agentconform/conform/pluginconform/launch"
 	"github.com/agentconform/conform/pluginconform/schemagen"
 )

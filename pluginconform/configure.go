@@ -8,8 +8,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	configv1 "github.com/agentconform/conform/api/gen/pluggableharness/config/v1"
 	toolv1 "github.com/agentconform/conform/api/gen/pluggableharness/tool/v1"
+	"github.com/agentconform/conform/pluginconform/kit"
 	"github.com/agentconform/conform/pluginconform/launch"
 )
 
@@ -20,18 +20,13 @@ import (
 func (r *run) checkConfigure(ctx context.Context) string {
 	s := r.rec.Scenario("plugin/configure", "Configure", "PL-01", "PL-23")
 	defer r.rec.Add(s)
-	cfg, err := r.buildConfig()
+	cfg, err := kit.BuildConfig(r.schema.GetConfigSchema(), r.opt.Config, r.opt.Rand, r.secrets)
 	if err != nil {
 		s.Errorf("%v", err)
 		return err.Error()
 	}
 	r.config = cfg
-	var required []string
-	for _, a := range r.schema.GetConfigSchema().GetAttributes() {
-		if a.GetRequired() {
-			required = append(required, a.GetName())
-		}
-	}
+	required := kit.Required(r.schema.GetConfigSchema())
 	if len(required) == 0 {
 		s.NotReached("Configure rejects a configuration without a required attribute", "the configuration schema declares no required attribute", "PL-23")
 	}
@@ -98,47 +93,4 @@ func (r *run) configure(ctx context.Context, p *launch.Plugin, cfg map[string]an
 	_, err = p.Tool.Configure(c, &toolv1.ConfigureRequest{Config: st})
 	r.secrets.SeeErr("a Configure error", err)
 	return err
-}
-
-// buildConfig is the user's configuration, with every required sensitive
-// attribute it leaves out set to a canary, and every sensitive value
-// registered with the secret watch.
-func (r *run) buildConfig() (map[string]any, error) {
-	cfg := maps.Clone(r.opt.Config)
-	if cfg == nil {
-		cfg = map[string]any{}
-	}
-	for _, a := range r.schema.GetConfigSchema().GetAttributes() {
-		if !a.GetSensitive() {
-			continue
-		}
-		v, ok := cfg[a.GetName()]
-		if !ok && a.GetRequired() {
-			if a.GetType() != configv1.AttrType_ATTR_TYPE_STRING && a.GetType() != configv1.AttrType_ATTR_TYPE_UNSPECIFIED {
-				continue // conform can only make up a string secret
-			}
-			c, err := r.canary()
-			if err != nil {
-				return nil, err
-			}
-			cfg[a.GetName()], v = c, c
-		}
-		r.watchSecret(a.GetName(), v)
-	}
-	return cfg, nil
-}
-
-func (r *run) watchSecret(attr string, v any) {
-	switch v := v.(type) {
-	case string:
-		r.secrets.Add(attr, v)
-	case []any:
-		for _, e := range v {
-			r.watchSecret(attr, e)
-		}
-	case map[string]any:
-		for _, e := range v {
-			r.watchSecret(attr, e)
-		}
-	}
 }

@@ -2,13 +2,13 @@ package pluginconform
 
 import (
 	"fmt"
-	"github.com/agentconform/conform/pluginconform/kit"
 	"slices"
 	"strings"
 
 	"github.com/agentconform/conform/pluginconform/schemagen"
 
 	toolv1 "github.com/agentconform/conform/api/gen/pluggableharness/tool/v1"
+	"github.com/agentconform/conform/pluginconform/kit"
 )
 
 // checkDeclarations checks every operation GetSchema declares (PL-04..PL-13),

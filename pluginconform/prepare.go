@@ -3,7 +3,6 @@ package pluginconform
 import (
 	"context"
 	"fmt"
-	"github.com/agentconform/conform/pluginconform/kit"
 	"sort"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 
 	commonv1 "github.com/agentconform/conform/api/gen/pluggableharness/common/v1"
 	toolv1 "github.com/agentconform/conform/api/gen/pluggableharness/tool/v1"
+	"github.com/agentconform/conform/pluginconform/kit"
 )
 
 // prepare launches the plugin, asks who it is and what it declares, checks

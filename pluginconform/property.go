@@ -2,7 +2,6 @@ package pluginconform
 
 import (
 	"encoding/json"
-	"github.com/agentconform/conform/pluginconform/kit"
 	"slices"
 	"sort"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/pluginconform/kit"
 )
 
 // found is a requirement's failure on generated input, shrunk.

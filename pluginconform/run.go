@@ -2,12 +2,7 @@ package pluginconform
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"github.com/agentconform/conform/pluginconform/kit"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -23,6 +18,7 @@ import (
 	"github.com/agentconform/conform/spec"
 
 	toolv1 "github.com/agentconform/conform/api/gen/pluggableharness/tool/v1"
+	"github.com/agentconform/conform/pluginconform/kit"
 )
 
 // Protocol is what a plugin report names as the protocol checked.
@@ -184,18 +180,6 @@ func (r *run) died(err error) string {
 		msg += "; last lines of its stderr:\n" + tailLines(t, 15)
 	}
 	return msg
-}
-
-func (r *run) canary() (string, error) {
-	src := r.opt.Rand
-	if src == nil {
-		src = rand.Reader
-	}
-	b := make([]byte, 12)
-	if _, err := io.ReadFull(src, b); err != nil {
-		return "", errors.New("drawing a canary secret: " + err.Error())
-	}
-	return "conform-canary-" + hex.EncodeToString(b), nil
 }
 
 func tailLines(s string, n int) string {
