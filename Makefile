@@ -224,17 +224,30 @@ agents: build
 # requirement at every level; "make plugin-mutants" runs the plugin kill
 # matrix and writes reports/plugin-kill-matrix.md.
 REFPLUGIN := bin/refplugin
-.PHONY: plugin plugin-mutants proto
+.PHONY: plugin plugin-ctxmem plugin-mutants proto
 plugin: build
 	$(GO) build -o $(REFPLUGIN) ./refplugin/cmd/refplugin
 	@rm -rf $(REPORTS)/tmp/plugin-scratch
 	$(BIN) plugin --plugin $(REFPLUGIN) --allow-effects $(REPORTS)/tmp/plugin-scratch \
 		--process-backed exec --require all -q --report-json $(REPORTS)/tmp/refplugin.json
+	$(MAKE) --no-print-directory plugin-ctxmem
+
+# The reference context and memory providers and their legal variants
+# (a compactor, a ratifying store). The plain context provider declares no
+# compactor, so its MAY row CP-23 is skipped: it is gated at SHOULD.
+plugin-ctxmem: build
+	$(GO) build -o bin/refcontext ./refplugin/cmd/refcontext
+	$(GO) build -o bin/refmemory ./refplugin/cmd/refmemory
+	$(BIN) plugin --category context --plugin bin/refcontext --require should -q --report-json $(REPORTS)/tmp/refcontext.json
+	$(BIN) plugin --category context --plugin "bin/refcontext -compactor" --require all -q --report-json $(REPORTS)/tmp/refcontext-compactor.json
+	$(BIN) plugin --category memory --plugin bin/refmemory --require all -q --report-json $(REPORTS)/tmp/refmemory.json
+	$(BIN) plugin --category memory --plugin "bin/refmemory -ratify" --require all -q --report-json $(REPORTS)/tmp/refmemory-ratify.json
 
 plugin-mutants:
 	@mkdir -p $(KILL_OUT)
 	$(GO) test -count=1 -run 'TestReferenceIsClean|TestKillMatrix' ./refplugin/mutants/ -args -write-kill-matrix=$(CURDIR)/$(KILL_OUT)
 	$(call same-as-committed,plugin-kill-matrix.md)
+	$(GO) test -count=1 -run 'TestVariantsPass|TestKillMatrix' ./refplugin/refcontext/mutants/ ./refplugin/refmemory/mutants/ -args -write-kill-matrix=$(CURDIR)/$(KILL_OUT)
 
 # The plugin profile's wire definitions (api/*.proto) and the Go code
 # generated from them (api/gen, committed). "make proto" installs the pinned

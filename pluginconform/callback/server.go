@@ -29,6 +29,7 @@ type Server struct {
 	mu      sync.Mutex
 	emitted []Emitted
 	logs    []string
+	counts  []Count // CountTokens answers (count.go)
 }
 
 // New returns an empty recording server.

@@ -29,29 +29,34 @@ var File_pluggableharness_kernel_v1_service_proto protoreflect.FileDescriptor
 
 const file_pluggableharness_kernel_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"(pluggableharness/kernel/v1/service.proto\x12\x1apluggableharness.kernel.v1\x1a,pluggableharness/kernel/v1/rpc_request.proto\x1a-pluggableharness/kernel/v1/rpc_response.proto2\xca\x02\n" +
+	"(pluggableharness/kernel/v1/service.proto\x12\x1apluggableharness.kernel.v1\x1a&pluggableharness/kernel/v1/count.proto\x1a,pluggableharness/kernel/v1/rpc_request.proto\x1a-pluggableharness/kernel/v1/rpc_response.proto2\xb8\x03\n" +
 	"\x15KernelCallbackService\x12W\n" +
 	"\x04Emit\x12'.pluggableharness.kernel.v1.EmitRequest\x1a&.pluggableharness.kernel.v1.EmitResult\x12T\n" +
 	"\x03Log\x12&.pluggableharness.kernel.v1.LogRequest\x1a%.pluggableharness.kernel.v1.LogResult\x12\x81\x01\n" +
-	"\x12GetTelemetryConfig\x125.pluggableharness.kernel.v1.GetTelemetryConfigRequest\x1a4.pluggableharness.kernel.v1.GetTelemetryConfigResultBMZKgithub.com/agentconform/conform/api/gen/pluggableharness/kernel/v1;kernelv1b\x06proto3"
+	"\x12GetTelemetryConfig\x125.pluggableharness.kernel.v1.GetTelemetryConfigRequest\x1a4.pluggableharness.kernel.v1.GetTelemetryConfigResult\x12l\n" +
+	"\vCountTokens\x12..pluggableharness.kernel.v1.CountTokensRequest\x1a-.pluggableharness.kernel.v1.CountTokensResultBMZKgithub.com/agentconform/conform/api/gen/pluggableharness/kernel/v1;kernelv1b\x06proto3"
 
 var file_pluggableharness_kernel_v1_service_proto_goTypes = []any{
 	(*EmitRequest)(nil),               // 0: pluggableharness.kernel.v1.EmitRequest
 	(*LogRequest)(nil),                // 1: pluggableharness.kernel.v1.LogRequest
 	(*GetTelemetryConfigRequest)(nil), // 2: pluggableharness.kernel.v1.GetTelemetryConfigRequest
-	(*EmitResult)(nil),                // 3: pluggableharness.kernel.v1.EmitResult
-	(*LogResult)(nil),                 // 4: pluggableharness.kernel.v1.LogResult
-	(*GetTelemetryConfigResult)(nil),  // 5: pluggableharness.kernel.v1.GetTelemetryConfigResult
+	(*CountTokensRequest)(nil),        // 3: pluggableharness.kernel.v1.CountTokensRequest
+	(*EmitResult)(nil),                // 4: pluggableharness.kernel.v1.EmitResult
+	(*LogResult)(nil),                 // 5: pluggableharness.kernel.v1.LogResult
+	(*GetTelemetryConfigResult)(nil),  // 6: pluggableharness.kernel.v1.GetTelemetryConfigResult
+	(*CountTokensResult)(nil),         // 7: pluggableharness.kernel.v1.CountTokensResult
 }
 var file_pluggableharness_kernel_v1_service_proto_depIdxs = []int32{
 	0, // 0: pluggableharness.kernel.v1.KernelCallbackService.Emit:input_type -> pluggableharness.kernel.v1.EmitRequest
 	1, // 1: pluggableharness.kernel.v1.KernelCallbackService.Log:input_type -> pluggableharness.kernel.v1.LogRequest
 	2, // 2: pluggableharness.kernel.v1.KernelCallbackService.GetTelemetryConfig:input_type -> pluggableharness.kernel.v1.GetTelemetryConfigRequest
-	3, // 3: pluggableharness.kernel.v1.KernelCallbackService.Emit:output_type -> pluggableharness.kernel.v1.EmitResult
-	4, // 4: pluggableharness.kernel.v1.KernelCallbackService.Log:output_type -> pluggableharness.kernel.v1.LogResult
-	5, // 5: pluggableharness.kernel.v1.KernelCallbackService.GetTelemetryConfig:output_type -> pluggableharness.kernel.v1.GetTelemetryConfigResult
-	3, // [3:6] is the sub-list for method output_type
-	0, // [0:3] is the sub-list for method input_type
+	3, // 3: pluggableharness.kernel.v1.KernelCallbackService.CountTokens:input_type -> pluggableharness.kernel.v1.CountTokensRequest
+	4, // 4: pluggableharness.kernel.v1.KernelCallbackService.Emit:output_type -> pluggableharness.kernel.v1.EmitResult
+	5, // 5: pluggableharness.kernel.v1.KernelCallbackService.Log:output_type -> pluggableharness.kernel.v1.LogResult
+	6, // 6: pluggableharness.kernel.v1.KernelCallbackService.GetTelemetryConfig:output_type -> pluggableharness.kernel.v1.GetTelemetryConfigResult
+	7, // 7: pluggableharness.kernel.v1.KernelCallbackService.CountTokens:output_type -> pluggableharness.kernel.v1.CountTokensResult
+	4, // [4:8] is the sub-list for method output_type
+	0, // [0:4] is the sub-list for method input_type
 	0, // [0:0] is the sub-list for extension type_name
 	0, // [0:0] is the sub-list for extension extendee
 	0, // [0:0] is the sub-list for field type_name
@@ -62,6 +67,7 @@ func file_pluggableharness_kernel_v1_service_proto_init() {
 	if File_pluggableharness_kernel_v1_service_proto != nil {
 		return
 	}
+	file_pluggableharness_kernel_v1_count_proto_init()
 	file_pluggableharness_kernel_v1_rpc_request_proto_init()
 	file_pluggableharness_kernel_v1_rpc_response_proto_init()
 	type x struct{}

@@ -27,6 +27,7 @@ const (
 	KernelCallbackService_Emit_FullMethodName               = "/pluggableharness.kernel.v1.KernelCallbackService/Emit"
 	KernelCallbackService_Log_FullMethodName                = "/pluggableharness.kernel.v1.KernelCallbackService/Log"
 	KernelCallbackService_GetTelemetryConfig_FullMethodName = "/pluggableharness.kernel.v1.KernelCallbackService/GetTelemetryConfig"
+	KernelCallbackService_CountTokens_FullMethodName        = "/pluggableharness.kernel.v1.KernelCallbackService/CountTokens"
 )
 
 // KernelCallbackServiceClient is the client API for KernelCallbackService service.
@@ -41,6 +42,9 @@ type KernelCallbackServiceClient interface {
 	Log(ctx context.Context, in *LogRequest, opts ...grpc.CallOption) (*LogResult, error)
 	// GetTelemetryConfig tells the plugin that telemetry is switched off.
 	GetTelemetryConfig(ctx context.Context, in *GetTelemetryConfigRequest, opts ...grpc.CallOption) (*GetTelemetryConfigResult, error)
+	// CountTokens sizes content for a context or memory provider; conform
+	// records every answer so a provider's tokens can be traced to one.
+	CountTokens(ctx context.Context, in *CountTokensRequest, opts ...grpc.CallOption) (*CountTokensResult, error)
 }
 
 type kernelCallbackServiceClient struct {
@@ -81,6 +85,16 @@ func (c *kernelCallbackServiceClient) GetTelemetryConfig(ctx context.Context, in
 	return out, nil
 }
 
+func (c *kernelCallbackServiceClient) CountTokens(ctx context.Context, in *CountTokensRequest, opts ...grpc.CallOption) (*CountTokensResult, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CountTokensResult)
+	err := c.cc.Invoke(ctx, KernelCallbackService_CountTokens_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // KernelCallbackServiceServer is the server API for KernelCallbackService service.
 // All implementations must embed UnimplementedKernelCallbackServiceServer
 // for forward compatibility.
@@ -93,6 +107,9 @@ type KernelCallbackServiceServer interface {
 	Log(context.Context, *LogRequest) (*LogResult, error)
 	// GetTelemetryConfig tells the plugin that telemetry is switched off.
 	GetTelemetryConfig(context.Context, *GetTelemetryConfigRequest) (*GetTelemetryConfigResult, error)
+	// CountTokens sizes content for a context or memory provider; conform
+	// records every answer so a provider's tokens can be traced to one.
+	CountTokens(context.Context, *CountTokensRequest) (*CountTokensResult, error)
 	mustEmbedUnimplementedKernelCallbackServiceServer()
 }
 
@@ -111,6 +128,9 @@ func (UnimplementedKernelCallbackServiceServer) Log(context.Context, *LogRequest
 }
 func (UnimplementedKernelCallbackServiceServer) GetTelemetryConfig(context.Context, *GetTelemetryConfigRequest) (*GetTelemetryConfigResult, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetTelemetryConfig not implemented")
+}
+func (UnimplementedKernelCallbackServiceServer) CountTokens(context.Context, *CountTokensRequest) (*CountTokensResult, error) {
+	return nil, status.Error(codes.Unimplemented, "method CountTokens not implemented")
 }
 func (UnimplementedKernelCallbackServiceServer) mustEmbedUnimplementedKernelCallbackServiceServer() {}
 func (UnimplementedKernelCallbackServiceServer) testEmbeddedByValue()                               {}
@@ -187,6 +207,24 @@ func _KernelCallbackService_GetTelemetryConfig_Handler(srv interface{}, ctx cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _KernelCallbackService_CountTokens_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CountTokensRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KernelCallbackServiceServer).CountTokens(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KernelCallbackService_CountTokens_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KernelCallbackServiceServer).CountTokens(ctx, req.(*CountTokensRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // KernelCallbackService_ServiceDesc is the grpc.ServiceDesc for KernelCallbackService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -205,6 +243,10 @@ var KernelCallbackService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetTelemetryConfig",
 			Handler:    _KernelCallbackService_GetTelemetryConfig_Handler,
+		},
+		{
+			MethodName: "CountTokens",
+			Handler:    _KernelCallbackService_CountTokens_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1,0 +1,153 @@
+package contextprov
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/pluginconform/callback"
+	"github.com/agentconform/conform/pluginconform/launch"
+	"github.com/agentconform/conform/pluginconform/provkit"
+	"github.com/agentconform/conform/spec"
+
+	commonv1 "github.com/agentconform/conform/api/gen/pluggableharness/common/v1"
+	contextv1 "github.com/agentconform/conform/api/gen/pluggableharness/context/v1"
+	"github.com/agentconform/conform/pluginconform/category"
+	"github.com/agentconform/conform/pluginconform/kit"
+)
+
+// Protocol is what a report names as the protocol checked.
+const Protocol = "pluggableharness context.v1 over hashicorp/go-plugin gRPC (plugin key context, handshake protocol version 1)"
+
+// run is one conformance run's state.
+type run struct {
+	opt     Options
+	c       *kit.Recorder
+	host    *provkit.Host
+	secrets *kit.Secrets
+	cb      *callback.Server
+	caps    *contextv1.ContextCapabilities
+	config  map[string]any
+	// scratch holds the source file conform wrote (source, when conform
+	// chose the source attribute's value) and is removed at the end.
+	scratch, source string
+	// errs collects every error the plugin answered, for the taxonomy.
+	errs  []seenErr
+	name  string // the provider name its own sections carry
+	stats Stats
+}
+
+type seenErr struct {
+	where string
+	err   error
+}
+
+// Run checks the plugin and returns its report. An error with a nil
+// report means conform itself could not run; a *category.LaunchError comes
+// with a report that says why nothing could be checked.
+func Run(ctx context.Context, opt Options) (*report.Report, Stats, error) {
+	kit.RunMu.Lock()
+	defer kit.RunMu.Unlock()
+	if err := opt.defaults(); err != nil {
+		return nil, Stats{}, err
+	}
+	cat, err := spec.LoadProfile(spec.ProfileContextProvider)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	restore, seed, err := kit.ConfigureRapid(opt.Cases, opt.Seed)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	defer restore()
+	sec := &kit.Secrets{}
+	r := &run{opt: opt, c: kit.NewRecorder(opt.Now, opt.Progress), secrets: sec, cb: callback.New()}
+	r.host = &provkit.Host{Argv: opt.Argv, Env: opt.Env, Key: launch.KeyContext, StartTimeout: opt.StartTimeout, CallTimeout: opt.CallTimeout, CB: r.cb, Secrets: sec}
+	r.stats.Seed = seed
+	if r.scratch, err = os.MkdirTemp("", "conform-context-"); err != nil {
+		return nil, Stats{}, err
+	}
+	defer os.RemoveAll(r.scratch)
+	defer r.host.Stop()
+	started := opt.Now()
+
+	var lerr error
+	if reason := r.prepare(ctx); reason != "" {
+		lerr = &category.LaunchError{Reason: sec.Redact(reason)}
+	} else {
+		r.checkContribute(ctx)
+		r.checkJIT(ctx)
+		r.checkMalformed(ctx)
+		r.checkRender(ctx)
+		r.checkSourceGone(ctx)
+		r.checkTaxonomy()
+		r.checkSecrets()
+		r.unjudged()
+	}
+	r.stats.Launches = r.host.Launches
+	k := report.Kernel{Name: "context provider", Command: strings.Join(opt.Argv, " ")}
+	if d := r.describe(); d != nil {
+		k.Name, k.Version = sec.Redact(d.GetName()), sec.Redact(d.GetVersion())
+	}
+	warnings := []string{fmt.Sprintf("generated cases used seed %d (conform plugin --seed %d repeats them)", seed, seed)}
+	rep := report.BuildWith(cat, k, r.c.Redacted(sec.Redact), started, opt.Now().Sub(started), report.BuildOptions{Warnings: warnings})
+	rep.Protocol = Protocol
+	return rep, r.stats, lerr
+}
+
+func (r *run) client() contextv1.ContextServiceClient {
+	return contextv1.NewContextServiceClient(r.host.Plugin.Conn)
+}
+
+func (r *run) describe() *commonv1.ProducerRef {
+	if r.host.Plugin == nil || r.host.Plugin.Exited() {
+		return nil
+	}
+	ctx, cancel := r.host.Call(context.Background())
+	defer cancel()
+	resp, err := r.client().Describe(ctx, &contextv1.DescribeRequest{})
+	if err != nil {
+		return nil
+	}
+	return resp.GetProducer()
+}
+
+// allInError records one erroring scenario naming every requirement.
+func (r *run) allInError(reason string) {
+	s := r.c.Scenario("context/launch", "launch the plugin")
+	for i := 1; i <= 31; i++ {
+		s.NotReached("launch", reason, fmt.Sprintf("CP-%02d", i))
+	}
+	s.Errorf("%s", reason)
+	r.c.Add(s)
+}
+
+// relaunch starts a fresh, configured plugin after one died; "" when it
+// worked.
+func (r *run) relaunch(ctx context.Context) string {
+	if r.host.Plugin != nil && !r.host.Plugin.Exited() {
+		return ""
+	}
+	if _, err := r.host.Start(ctx); err != nil {
+		return "the plugin could not be launched again: " + err.Error()
+	}
+	if err := r.configure(ctx, r.config); err != nil {
+		return "the plugin relaunched rejected its configuration: " + r.host.Problem("Configure", err)
+	}
+	return ""
+}
+
+// seen records an error the plugin answered (not a transport failure) for
+// the taxonomy checks.
+func (r *run) seen(where string, err error) {
+	r.secrets.SeeErr(where, err)
+	if err == nil || r.host.Broken(where, err) != "" {
+		return
+	}
+	r.errs = append(r.errs, seenErr{where: where, err: err})
+}
+
+func since(t time.Time) time.Duration { return time.Since(t) }

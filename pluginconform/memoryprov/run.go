@@ -1,0 +1,189 @@
+package memoryprov
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/pluginconform/callback"
+	"github.com/agentconform/conform/pluginconform/launch"
+	"github.com/agentconform/conform/pluginconform/provkit"
+	"github.com/agentconform/conform/spec"
+
+	commonv1 "github.com/agentconform/conform/api/gen/pluggableharness/common/v1"
+	memoryv1 "github.com/agentconform/conform/api/gen/pluggableharness/memory/v1"
+	"github.com/agentconform/conform/pluginconform/category"
+	"github.com/agentconform/conform/pluginconform/kit"
+)
+
+// Protocol is what a report names as the protocol checked.
+const Protocol = "pluggableharness memory.v1 over hashicorp/go-plugin gRPC (plugin key memory, handshake protocol version 1)"
+
+type run struct {
+	opt     Options
+	c       *kit.Recorder
+	host    *provkit.Host
+	secrets *kit.Secrets
+	cb      *callback.Server
+	caps    *memoryv1.MemoryCapabilities
+	config  map[string]any
+	scratch string
+	errs    []seenErr
+	// alive are the records conform wrote and did not delete, by id;
+	// gone the ids it deleted or rejected.
+	alive map[string]*memoryv1.MemoryRecord
+	gone  map[string]bool
+	// unserved names the required methods that answered Unimplemented.
+	unserved []string
+	stats    Stats
+}
+
+type seenErr struct {
+	where string
+	err   error
+}
+
+// Run checks the plugin and returns its report. An error with a nil
+// report means conform itself could not run; a *category.LaunchError comes
+// with a report that says why nothing could be checked.
+func Run(ctx context.Context, opt Options) (*report.Report, Stats, error) {
+	kit.RunMu.Lock()
+	defer kit.RunMu.Unlock()
+	if err := opt.defaults(); err != nil {
+		return nil, Stats{}, err
+	}
+	cat, err := spec.LoadProfile(spec.ProfileMemoryProvider)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	restore, seed, err := kit.ConfigureRapid(opt.Cases, opt.Seed)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	defer restore()
+	sec := &kit.Secrets{}
+	r := &run{opt: opt, c: kit.NewRecorder(opt.Now, opt.Progress), secrets: sec, cb: callback.New(), alive: map[string]*memoryv1.MemoryRecord{}, gone: map[string]bool{}}
+	r.host = &provkit.Host{Argv: opt.Argv, Env: opt.Env, Key: launch.KeyMemory, StartTimeout: opt.StartTimeout, CallTimeout: opt.CallTimeout, CB: r.cb, Secrets: sec}
+	r.stats.Seed = seed
+	if r.scratch, err = os.MkdirTemp("", "conform-memory-"); err != nil {
+		return nil, Stats{}, err
+	}
+	defer os.RemoveAll(r.scratch)
+	defer r.host.Stop()
+	started := opt.Now()
+	var lerr error
+	if reason := r.prepare(ctx); reason != "" {
+		lerr = &category.LaunchError{Reason: sec.Redact(reason)}
+	} else {
+		r.checkRecency(ctx)
+		r.checkWrites(ctx)
+		r.checkUnknownIDs(ctx)
+		r.checkList(ctx)
+		r.checkRecall(ctx)
+		r.checkRatificationRefused(ctx)
+		r.checkRender(ctx)
+		r.checkTool(ctx)
+		r.checkHooks(ctx)
+		r.checkSurface()
+		r.checkTaxonomy()
+		r.checkSecrets()
+		r.unverifiable()
+		r.unjudged()
+	}
+	r.stats.Launches = r.host.Launches
+	k := report.Kernel{Name: "memory provider", Command: strings.Join(opt.Argv, " ")}
+	if d := r.describe(); d != nil {
+		k.Name, k.Version = sec.Redact(d.GetName()), sec.Redact(d.GetVersion())
+	}
+	warnings := []string{fmt.Sprintf("generated cases used seed %d (conform plugin --seed %d repeats them)", seed, seed)}
+	rep := report.BuildWith(cat, k, r.c.Redacted(sec.Redact), started, opt.Now().Sub(started), report.BuildOptions{Warnings: warnings})
+	rep.Protocol = Protocol
+	return rep, r.stats, lerr
+}
+
+func (r *run) client() memoryv1.MemoryServiceClient {
+	return memoryv1.NewMemoryServiceClient(r.host.Plugin.Conn)
+}
+
+func (r *run) describe() *commonv1.ProducerRef {
+	if r.host.Plugin == nil || r.host.Plugin.Exited() {
+		return nil
+	}
+	ctx, cancel := r.host.Call(context.Background())
+	defer cancel()
+	resp, err := r.client().Describe(ctx, &memoryv1.DescribeRequest{})
+	if err != nil {
+		return nil
+	}
+	return resp.GetProducer()
+}
+
+func (r *run) allInError(reason string) {
+	s := r.c.Scenario("memory/launch", "launch the plugin")
+	for i := 1; i <= 46; i++ {
+		s.NotReached("launch", reason, fmt.Sprintf("MM-%02d", i))
+	}
+	s.Errorf("%s", reason)
+	r.c.Add(s)
+}
+
+// relaunch starts a fresh, configured plugin after one died. The records
+// a plugin kept in memory die with it, so conform forgets them too.
+func (r *run) relaunch(ctx context.Context) string {
+	if r.host.Plugin != nil && !r.host.Plugin.Exited() {
+		return ""
+	}
+	if _, err := r.host.Start(ctx); err != nil {
+		return "the plugin could not be launched again: " + err.Error()
+	}
+	if err := r.configure(ctx, r.config); err != nil {
+		return "the plugin relaunched rejected its configuration: " + r.host.Problem("Configure", err)
+	}
+	r.alive = map[string]*memoryv1.MemoryRecord{}
+	return ""
+}
+
+// seen records an answered error for the taxonomy, and a required method
+// the plugin does not serve (MM-01).
+func (r *run) seen(where string, err error) {
+	r.secrets.SeeErr(where, err)
+	if err == nil || r.host.Broken(where, err) != "" {
+		return
+	}
+	if provkit.Unimplemented(err) {
+		switch where {
+		case "ApproveRecord", "RejectRecord", "Render":
+		default:
+			if !contains(r.unserved, where) {
+				r.unserved = append(r.unserved, where)
+			}
+		}
+		return
+	}
+	r.errs = append(r.errs, seenErr{where: where, err: err})
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func cond(bad bool, msg string) string {
+	if bad {
+		return msg
+	}
+	return ""
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
