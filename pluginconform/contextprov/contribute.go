@@ -78,8 +78,8 @@ func (r *run) contributeCase(ctx context.Context, d drawn) (provkit.Verdicts, st
 		return nil, b
 	}
 	if err != nil {
-		if d.pressure {
-			v["CP-15"] = fmt.Sprintf("Contribute with token_budget %d, below the declared default %d, failed (%s) instead of reducing its own content", d.req.GetTokenBudget(), r.caps.GetDefaultTokenBudget(), provkit.StatusText(err))
+		if d.pressure || isCategory(err, contextv1.ContextErrorCategory_CONTEXT_ERROR_CATEGORY_BUDGET_EXCEEDED) {
+			v["CP-15"] = fmt.Sprintf("Contribute with token_budget %d failed (%s) instead of reducing its own content to fit", d.req.GetTokenBudget(), provkit.StatusText(err))
 			return v, ""
 		}
 		return nil, "Contribute failed on a well-formed request (" + provkit.StatusText(err) + "); the chain rules cannot be judged"

@@ -83,6 +83,15 @@ func (r *run) draw(t *rapid.T, n int) drawn {
 	return drawn{req: req, pressure: budget < def, note: note}
 }
 
+// budget is the declared default, or 1000 when the plugin declares none
+// (CP-03 judges that): a request must still carry a budget.
+func (r *run) budget() int64 {
+	if b := r.caps.GetDefaultTokenBudget(); b > 0 {
+		return b
+	}
+	return 1000
+}
+
 func textBlock(s string) *contentv1.ContentBlock {
 	return &contentv1.ContentBlock{Block: &contentv1.ContentBlock_Text{Text: &contentv1.TextBlock{Text: s}}}
 }

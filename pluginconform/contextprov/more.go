@@ -2,7 +2,6 @@ package contextprov
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 
@@ -69,13 +68,16 @@ func (r *run) checkJIT(ctx context.Context) {
 		s.Errorf("%s", reason)
 		return
 	}
-	base := &contextv1.ContextRequest{SessionId: "conform-session-jit", TurnId: turnID(9000, 1), TokenBudget: r.caps.GetDefaultTokenBudget(), ModelTarget: target, WorkingDirectory: r.scratch}
+	base := &contextv1.ContextRequest{SessionId: "conform-session-jit", TurnId: turnID(9000, 1), TokenBudget: r.budget(), ModelTarget: target, WorkingDirectory: r.scratch}
 	a, errA := r.contribute(ctx, base)
 	touched := proto.Clone(base).(*contextv1.ContextRequest)
 	touched.TurnId, touched.FilesTouched = turnID(9000, 2), files
 	b, errB := r.contribute(ctx, touched)
-	if errA != nil || errB != nil {
-		s.Errorf("Contribute failed: %s", r.host.Problem("Contribute", firstErr(errA, errB)))
+	if err := firstErr(errA, errB); r.host.Broken("Contribute", err) != "" {
+		s.Errorf("%s", r.host.Broken("Contribute", err))
+		return
+	} else if err != nil {
+		s.NotReached("the plugin contributes differently once files are touched", "Contribute failed: "+provkit.StatusText(err), "CP-29")
 		return
 	}
 	if sameSections(r.own(base, a), r.own(touched, b)) {
@@ -99,7 +101,7 @@ func firstErr(errs ...error) error {
 func (r *run) checkMalformed(ctx context.Context) {
 	s := r.c.Scenario("context/malformed", "malformed Contribute requests", "CP-27")
 	defer r.c.Add(s)
-	good := &contextv1.ContextRequest{SessionId: "conform-session-bad", TurnId: turnID(9100, 1), TokenBudget: r.caps.GetDefaultTokenBudget(), ModelTarget: target, WorkingDirectory: r.scratch}
+	good := &contextv1.ContextRequest{SessionId: "conform-session-bad", TurnId: turnID(9100, 1), TokenBudget: r.budget(), ModelTarget: target, WorkingDirectory: r.scratch}
 	cases := []struct {
 		how string
 		req func(*contextv1.ContextRequest)
@@ -126,17 +128,8 @@ func (r *run) checkMalformed(ctx context.Context) {
 			continue
 		}
 		refused++
-		ce, st := provkit.Detail[*contextv1.ContextError](err)
-		step := "Contribute with " + c.how + " is refused as invalid_request"
-		if ce != nil && ce.GetCategory() != contextv1.ContextErrorCategory_CONTEXT_ERROR_CATEGORY_INVALID_REQUEST {
-			s.Fail(step, fmt.Sprintf("it was refused as %s", ce.GetCategory()), "CP-27")
-			continue
-		}
-		if ce == nil && st.Code().String() != "InvalidArgument" {
-			s.Fail(step, "it was refused with "+provkit.StatusText(err), "CP-27")
-			continue
-		}
-		s.Pass(step, "CP-27")
+		s.Check("Contribute with "+c.how+" is refused as invalid_request",
+			cond(!isCategory(err, contextv1.ContextErrorCategory_CONTEXT_ERROR_CATEGORY_INVALID_REQUEST), "it was refused with "+categoryText(err)), "CP-27")
 	}
 	if refused == 0 {
 		s.NotReached("a malformed request is refused as invalid_request", "the plugin answered every malformed request", "CP-27")
@@ -161,7 +154,7 @@ func (r *run) checkSourceGone(ctx context.Context) {
 			s.Errorf("removing the source: %v", err)
 			return
 		}
-		req := &contextv1.ContextRequest{SessionId: "conform-session-gone", TurnId: turnID(9200, 1), TokenBudget: r.caps.GetDefaultTokenBudget(), ModelTarget: target, WorkingDirectory: r.scratch}
+		req := &contextv1.ContextRequest{SessionId: "conform-session-gone", TurnId: turnID(9200, 1), TokenBudget: r.budget(), ModelTarget: target, WorkingDirectory: r.scratch}
 		_, err := r.contribute(ctx, req)
 		if b := r.host.Broken("Contribute", err); b != "" {
 			s.Errorf("%s", b)
@@ -171,19 +164,30 @@ func (r *run) checkSourceGone(ctx context.Context) {
 			s.NotReached("a source gone at call time is reported as source_unavailable", "the plugin answered (it may have dropped its section, or kept its content)", "CP-27")
 			return
 		}
-		ce, _ := provkit.Detail[*contextv1.ContextError](err)
 		s.Check("a source gone at call time is reported as source_unavailable",
-			cond(ce == nil || ce.GetCategory() != contextv1.ContextErrorCategory_CONTEXT_ERROR_CATEGORY_SOURCE_UNAVAILABLE, "the call failed with "+categoryOf(ce)+" ("+provkit.StatusText(err)+")"), "CP-27")
+			cond(!isCategory(err, contextv1.ContextErrorCategory_CONTEXT_ERROR_CATEGORY_SOURCE_UNAVAILABLE), "the call failed with "+categoryText(err)), "CP-27")
 	}()
 	r.recheckCapabilities(ctx, "after its source was removed")
 	_ = os.WriteFile(r.source, []byte(sourceText), 0o644)
 }
 
-func categoryOf(ce *contextv1.ContextError) string {
-	if ce == nil {
-		return "no ContextError"
+// isCategory says whether err is an error of category want: by its
+// ContextError, or, when it carries none (CP-24 judges that), by the
+// gRPC code the category travels on.
+func isCategory(err error, want contextv1.ContextErrorCategory) bool {
+	ce, st := provkit.Detail[*contextv1.ContextError](err)
+	if ce != nil {
+		return ce.GetCategory() == want
 	}
-	return ce.GetCategory().String()
+	return st.Code() == codeOf[want]
+}
+
+func categoryText(err error) string {
+	ce, _ := provkit.Detail[*contextv1.ContextError](err)
+	if ce == nil {
+		return "no ContextError (" + provkit.StatusText(err) + ")"
+	}
+	return ce.GetCategory().String() + " (" + provkit.StatusText(err) + ")"
 }
 
 // checkRender renders what the plugin emitted, or one of its sections
@@ -199,10 +203,14 @@ func (r *run) checkRender(ctx context.Context) {
 	if em := r.cb.Emitted(); len(em) > 0 {
 		payload, version = em[0].Payload, em[0].SchemaVersion
 	} else {
-		req := &contextv1.ContextRequest{SessionId: "conform-session-render", TurnId: turnID(9300, 1), TokenBudget: r.caps.GetDefaultTokenBudget(), ModelTarget: target, WorkingDirectory: r.scratch}
+		req := &contextv1.ContextRequest{SessionId: "conform-session-render", TurnId: turnID(9300, 1), TokenBudget: r.budget(), ModelTarget: target, WorkingDirectory: r.scratch}
 		if resp, err := r.contribute(ctx, req); err == nil && len(resp.GetSections()) > 0 {
 			payload, _ = proto.Marshal(resp.GetSections()[len(resp.GetSections())-1])
 		}
+	}
+	if payload == nil {
+		s.NotReached("Render answers a render tree", "the plugin emitted nothing and contributed no section to render", "CP-30")
+		return
 	}
 	c, cancel := r.host.Call(ctx)
 	defer cancel()

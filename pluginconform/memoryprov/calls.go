@@ -68,16 +68,20 @@ func errCategory(err error) (memoryv1.MemoryErrorCategory, bool) {
 	return me.GetCategory(), true
 }
 
+// isCategory says whether err is an error of category want: by its
+// MemoryError, or, when it carries none (MM-38 judges that), by the gRPC
+// code the category travels on.
+func isCategory(err error, want memoryv1.MemoryErrorCategory) bool {
+	if c, ok := errCategory(err); ok {
+		return c == want
+	}
+	return err != nil && codeOf(err) == codeOfCat[want]
+}
+
 // notFound says whether err is a not_found answer; a NotFound code with no
 // detail counts here (the taxonomy check judges the detail).
 func notFound(err error) bool {
-	c, ok := errCategory(err)
-	if ok {
-		return c == memoryv1.MemoryErrorCategory_MEMORY_ERROR_CATEGORY_NOT_FOUND
-	}
-	st, _ := provkit.Detail[*memoryv1.MemoryError](err)
-	_ = st
-	return codeOf(err) == codes.NotFound
+	return isCategory(err, memoryv1.MemoryErrorCategory_MEMORY_ERROR_CATEGORY_NOT_FOUND)
 }
 
 func codeOf(err error) codes.Code {

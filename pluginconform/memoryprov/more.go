@@ -37,7 +37,6 @@ func (r *run) checkRatificationRefused(ctx context.Context) {
 		err    error
 	}{{"ApproveRecord", aerr}, {"RejectRecord", rerr}} {
 		step := c.method + " is refused with ratification_unsupported (or not served)"
-		cat, ok := errCategory(c.err)
 		switch {
 		case c.err == nil:
 			s.Fail(step, c.method+" succeeded on a provider without ratification", "MM-35")
@@ -45,7 +44,7 @@ func (r *run) checkRatificationRefused(ctx context.Context) {
 			s.Errorf("%s", r.host.Broken(c.method, c.err))
 		case provkit.Unimplemented(c.err):
 			s.Pass(c.method+" is not served (Unimplemented)", "MM-35")
-		case !ok || cat != memoryv1.MemoryErrorCategory_MEMORY_ERROR_CATEGORY_RATIFICATION_UNSUPPORTED:
+		case !isCategory(c.err, memoryv1.MemoryErrorCategory_MEMORY_ERROR_CATEGORY_RATIFICATION_UNSUPPORTED):
 			s.Fail(step, c.method+" failed with "+catText(c.err), "MM-35")
 		default:
 			s.Pass(step, "MM-35")

@@ -134,8 +134,6 @@ func (r *run) checkList(ctx context.Context) {
 	}
 	if pending != "" {
 		r.forget(ctx, pending)
-		delete(r.alive, pending)
-		r.gone[pending] = true
 	}
 }
 
@@ -152,9 +150,7 @@ func (r *run) writePending(ctx context.Context) string {
 		}
 		return ""
 	}
-	id := resp.GetResult().GetId()
-	r.alive[id] = &memoryv1.MemoryRecord{Id: id}
-	return id
+	return resp.GetResult().GetId()
 }
 
 // checkFilters lists by each supported type and scope and by status.
@@ -251,8 +247,7 @@ func (r *run) checkRecall(ctx context.Context) {
 				return
 			}
 			if err != nil {
-				c, ok := errCategory(err)
-				v.Set("MM-25", cond(!ok || c != memoryv1.MemoryErrorCategory_MEMORY_ERROR_CATEGORY_BUDGET_EXCEEDED, fmt.Sprintf("Recall with token_budget %d failed with %s (only budget_exceeded may refuse a budget)", b, catText(err))))
+				v.Set("MM-25", cond(!isCategory(err, memoryv1.MemoryErrorCategory_MEMORY_ERROR_CATEGORY_BUDGET_EXCEEDED), fmt.Sprintf("Recall with token_budget %d failed with %s (only budget_exceeded may refuse a budget)", b, catText(err))))
 				continue
 			}
 			answered++
@@ -303,7 +298,7 @@ func (r *run) checkRecency(ctx context.Context) {
 			return
 		}
 		ids = append(ids, resp.GetResult().GetId())
-		if resp.GetResult().GetStatus() == memoryv1.RecordStatus_RECORD_STATUS_PENDING {
+		if resp.GetResult().GetStatus() == memoryv1.RecordStatus_RECORD_STATUS_PENDING && r.caps.GetRatificationSupported() {
 			if _, err := r.approve(ctx, ids[i]); err != nil {
 				s.Errorf("ApproveRecord failed: %s", r.host.Problem("ApproveRecord", err))
 				return

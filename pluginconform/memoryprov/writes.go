@@ -165,12 +165,11 @@ func (r *run) writeCase(ctx context.Context, w wcase) (provkit.Verdicts, string)
 		if w.bad == "scope" {
 			id, want = "MM-12", memoryv1.MemoryErrorCategory_MEMORY_ERROR_CATEGORY_INVALID_SCOPE
 		}
-		c, ok := errCategory(err)
 		switch {
 		case err == nil:
 			v[id] = fmt.Sprintf("Record of unsupported %s %s succeeded (id %q)", w.bad, enumOf(w), resp.GetResult().GetId())
 			r.forget(ctx, resp.GetResult().GetId())
-		case !ok || c != want:
+		case !isCategory(err, want):
 			v[id] = fmt.Sprintf("Record of unsupported %s %s failed with %s, not %s", w.bad, enumOf(w), catText(err), want)
 		default:
 			v[id] = ""
@@ -189,6 +188,8 @@ func (r *run) writeCase(ctx context.Context, w wcase) (provkit.Verdicts, string)
 	}
 	res := resp.GetResult()
 	id := res.GetId()
+	// A shrinking replay may write an id conform deleted before.
+	delete(r.gone, id)
 	switch {
 	case id == "":
 		v["MM-09"] = "Record answered no id"
@@ -242,6 +243,7 @@ func (r *run) writeCase(ctx context.Context, w wcase) (provkit.Verdicts, string)
 		r.alive[id] = rec
 		return v, ""
 	}
+	delete(r.alive, id)
 	dr, err := r.del(ctx, id)
 	if b := r.host.Broken("DeleteRecord", err); b != "" {
 		return nil, b

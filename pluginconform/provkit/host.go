@@ -111,4 +111,3 @@ func (h *Host) Problem(method string, err error) string {
 	}
 	return method + " answered " + StatusText(err)
 }
-

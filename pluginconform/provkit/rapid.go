@@ -115,4 +115,3 @@ func (res PropResult) Record(s *kit.Scenario, what string, ids []string, unreach
 		}
 	}
 }
-

@@ -178,7 +178,7 @@ func (p *Provider) Contribute(ctx context.Context, req *contextv1.ContextRequest
 		return nil, p.fail(codes.Unavailable, contextv1.ContextErrorCategory_CONTEXT_ERROR_CATEGORY_SOURCE_UNAVAILABLE, "the source is unreadable: "+err.Error())
 	}
 	if p.f.StaticDrifts {
-		text += "\n(turn " + req.GetTurnId() + ")"
+		text = "(turn " + req.GetTurnId() + ") " + text
 	}
 	parts := []struct{ label, text string }{{"Project conventions", text}}
 	if len(req.GetFilesTouched()) > 0 {
@@ -284,7 +284,7 @@ func (p *Provider) Render(_ context.Context, req *contextv1.RenderRequest) (*con
 		return nil, p.fail(codes.Internal, contextv1.ContextErrorCategory_CONTEXT_ERROR_CATEGORY_UNKNOWN, "render failed")
 	}
 	var sec contentv1.ContextSection
-	if err := proto.Unmarshal(req.GetPayload(), &sec); err != nil || sec.GetLabel() == "" {
+	if err := proto.Unmarshal(req.GetPayload(), &sec); err != nil || (sec.GetLabel() == "" && len(sec.GetContent()) == 0) {
 		msg := "the payload is not a context section"
 		if err != nil {
 			msg = err.Error()

@@ -46,7 +46,9 @@ type Provider struct {
 	mu      sync.Mutex
 	records map[string]*memoryv1.MemoryRecord
 	seq     int64
-	apiKey  string
+
+	keyMu  sync.Mutex // apart from mu: an error message may quote it under mu
+	apiKey string
 }
 
 // New returns a provider with faults f.
@@ -112,9 +114,9 @@ func (p *Provider) Configure(_ context.Context, req *memoryv1.ConfigureRequest) 
 	if key == "" && !p.f.AcceptsMissing && !p.f.NoConfigSchema {
 		return nil, p.fail(memoryv1.MemoryErrorCategory_MEMORY_ERROR_CATEGORY_INVALID_TYPE, codes.InvalidArgument, `configuration attribute "api_key" is required`)
 	}
-	p.mu.Lock()
+	p.keyMu.Lock()
 	p.apiKey = key
-	p.mu.Unlock()
+	p.keyMu.Unlock()
 	return &memoryv1.ConfigureResponse{}, nil
 }
 
@@ -131,9 +133,9 @@ func (p *Provider) fail(cat memoryv1.MemoryErrorCategory, c codes.Code, msg stri
 func (p *Provider) notFound(id string) error {
 	msg := fmt.Sprintf("no record %q", id)
 	if p.f.SecretInError {
-		p.mu.Lock()
+		p.keyMu.Lock()
 		msg += " (store key " + p.apiKey + ")"
-		p.mu.Unlock()
+		p.keyMu.Unlock()
 	}
 	return p.fail(memoryv1.MemoryErrorCategory_MEMORY_ERROR_CATEGORY_NOT_FOUND, codes.NotFound, msg)
 }

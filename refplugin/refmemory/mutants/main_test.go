@@ -7,10 +7,10 @@ import (
 	"os"
 	"testing"
 
-	"github.com/agentconform/conform/pluginconform/memoryprov"
 	"github.com/agentconform/conform/pluginconform/launch"
-	"github.com/agentconform/conform/refplugin/refmemory"
+	"github.com/agentconform/conform/pluginconform/memoryprov"
 	"github.com/agentconform/conform/refplugin/refkit/matrix"
+	"github.com/agentconform/conform/refplugin/refmemory"
 )
 
 // TestMain lets the test binary be the plugin under test and the checker:
