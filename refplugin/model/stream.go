@@ -97,12 +97,12 @@ func (p *Provider) refuse(spec *modelv1.ModelSpec, req *modelv1.StreamCompletion
 	}
 	th := spec.GetThinking()
 	params := req.GetParams()
-	if params.ThinkingEffort != nil {
+	if params != nil && params.ThinkingEffort != nil {
 		if th.GetMode() != modelv1.ThinkingMode_THINKING_MODE_DISCRETE_EFFORT || !contains(th.GetEffortLevels(), params.GetThinkingEffort()) {
 			return invalid, fmt.Sprintf("model %s has no thinking effort %q", id, params.GetThinkingEffort())
 		}
 	}
-	if params.ThinkingBudgetTokens != nil {
+	if params != nil && params.ThinkingBudgetTokens != nil {
 		b := params.GetThinkingBudgetTokens()
 		r := th.GetBudgetRange()
 		switch {
@@ -351,7 +351,7 @@ func thinkingWords(spec *modelv1.ModelSpec, params *modelv1.GenerationParams) in
 	switch th.GetMode() {
 	case modelv1.ThinkingMode_THINKING_MODE_DISCRETE_EFFORT:
 		level := th.GetDefault()
-		if params.ThinkingEffort != nil {
+		if params != nil && params.ThinkingEffort != nil {
 			level = params.GetThinkingEffort()
 		}
 		for i, l := range th.GetEffortLevels() {
@@ -361,7 +361,7 @@ func thinkingWords(spec *modelv1.ModelSpec, params *modelv1.GenerationParams) in
 		}
 	case modelv1.ThinkingMode_THINKING_MODE_CONTINUOUS_BUDGET:
 		budget := int64(4096)
-		if params.ThinkingBudgetTokens != nil {
+		if params != nil && params.ThinkingBudgetTokens != nil {
 			budget = params.GetThinkingBudgetTokens()
 		}
 		return 32 + int(budget/1024)
