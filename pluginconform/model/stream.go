@@ -91,7 +91,9 @@ func (r *run) complete(ctx context.Context, req *modelv1.StreamCompletionRequest
 
 // grace is how long a stream may stay open after its terminal event: the
 // plugin's own teardown, under load, with a 5x margin.
-func (r *run) grace() time.Duration { return time.Duration(2 * float64(time.Second) * r.opt.Multiplier) }
+func (r *run) grace() time.Duration {
+	return time.Duration(2 * float64(time.Second) * r.opt.Multiplier)
+}
 
 func terminal(ev *modelv1.StreamEvent) bool { return ev.GetStop() != nil || ev.GetError() != nil }
 
