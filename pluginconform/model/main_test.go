@@ -38,11 +38,13 @@ func serve(name string) {
 	case "leaky":
 		refmodel.Serve(refmodel.Faults{SecretInVendorError: true, SecretInLog: true})
 	case "flood":
-		refmodel.Serve(refmodel.Faults{LogFlood: true})
+		refmodel.ServeWith(refmodel.Faults{}, refmodel.Readings{LogFlood: true})
 	case "after-stop":
 		refmodel.Serve(refmodel.Faults{EventAfterStop: true})
 	case "unknown-code":
 		refmodel.Serve(refmodel.Faults{UnknownCode: true})
+	case "crash-on-cancel":
+		refmodel.Serve(refmodel.Faults{CrashOnCancel: true})
 	case "negative-usage":
 		refmodel.Serve(refmodel.Faults{NegativeUsage: true})
 	}

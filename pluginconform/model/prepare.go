@@ -163,11 +163,14 @@ func (r *run) checkConfigure(ctx context.Context) string {
 				return "the plugin could not be launched again: " + e.Error()
 			}
 		default:
+			// The status's own shape is MP-14's, MP-15's and MP-16's; MP-17
+			// asks that it is a ModelError-carrying refusal at all.
 			v := kit.Verdicts{}
 			judgeStatus(err, v)
-			msg := v["MP-15"]
-			if msg == "" {
-				msg = v["MP-14"]
+			record(s, fmt.Sprintf("the refusal of a configuration without %q", name), v)
+			msg := ""
+			if statusModelError(err) == nil {
+				msg = fmt.Sprintf("Configure refused with gRPC status %s and no ModelError in its details", status.Code(err))
 			}
 			s.Check(step, msg, "MP-17")
 		}

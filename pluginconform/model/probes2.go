@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -234,6 +235,13 @@ func (r *run) checkCancel(ctx context.Context, m *modelv1.ModelSpec) {
 		s.NotReached("the plugin keeps serving after a cancel mid-stream", "the stream ended before a cancel could land ("+fmt.Sprint(len(o.events))+" events)", "MP-33")
 		return
 	}
+	// The plugin sees the cancel when its next send fails, a moment after
+	// conform's; a plugin that falls over on it is gone within this
+	// window (its own teardown, with a 20x margin), so the exit is blamed
+	// here and not on whatever check comes next.
+	for end := time.Now().Add(r.cancelGrace()); time.Now().Before(end) && !r.plugin.Exited(); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	after := request(m, userText("Say alpha."))
 	next := r.complete(ctx, after, 0)
 	if why := r.broken(next); why != "" {
@@ -248,6 +256,11 @@ func (r *run) checkCancel(ctx context.Context, m *modelv1.ModelSpec) {
 	record(s, "the completion after the cancel", v)
 	s.Check("the plugin keeps serving after a cancel mid-stream", failure(next), "MP-33")
 	s.Unverifiable("the cancelled stream's stop (reason cancelled)", "gRPC discards what a server sends on a cancelled stream", "MP-33")
+}
+
+// cancelGrace is how long a plugin must stay up after a cancel.
+func (r *run) cancelGrace() time.Duration {
+	return time.Duration(float64(time.Second) * r.opt.Multiplier)
 }
 
 func plural(n int, one, many string) string {

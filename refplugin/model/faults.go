@@ -6,8 +6,8 @@ type Faults struct {
 	// Declarations.
 	DescribeWrongCategory bool // Describe says category tool (MP-02)
 	CapabilitiesDrift     bool // every GetCapabilities answers a new context_window (MP-03)
-	NoConfigSchema        bool // Capabilities carry no ConfigSchema (MP-04)
-	DuplicateModelID      bool // free-1 is declared as echo-1 (MP-05)
+	NoConfigSchema        bool // Capabilities carry no ConfigSchema, and Configure takes anything (MP-04)
+	MaxOutputZero         bool // batch-1 declares max_output_tokens 0 (MP-05)
 	ThinkingNoDefault     bool // echo-1's ThinkingSpec has no default (MP-06)
 	CachingModeNone       bool // batch-1 declares caching supported with mode none (MP-07)
 	NoPricing             bool // batch-1 carries no Pricing (MP-08)
@@ -46,5 +46,18 @@ type Faults struct {
 	SecretInLog             bool // the Log callback carries the api key (MP-18)
 	RenderFails             bool // Render answers an internal error (MP-29)
 	CountZero               bool // CountTokens answers 0 for any text (MP-30)
-	LogFlood                bool // every completion writes 2000 lines to stderr and the Log callback
+}
+
+// Readings are legal variants of the reference: other correct readings of
+// the protocol, or slower; a variant must pass every row.
+type Readings struct {
+	// StatusRefusals refuses what a model does not serve with a gRPC status
+	// carrying the ModelError, not an in-band error event.
+	StatusRefusals bool
+	// Slow yields between stream events (a backend that streams at its own
+	// pace).
+	Slow bool
+	// LogFlood writes 2000 lines to stderr and 100 log entries per
+	// completion: noisy, but no rule forbids it.
+	LogFlood bool
 }

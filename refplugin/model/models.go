@@ -70,6 +70,9 @@ func models(f Faults, n int) []*modelv1.ModelSpec {
 	if f.CachingModeNone {
 		batch.Caching.Mode = modelv1.CachingMode_CACHING_MODE_NONE
 	}
+	if f.MaxOutputZero {
+		batch.MaxOutputTokens = 0
+	}
 	if f.NoPricing {
 		batch.Pricing = nil
 	}
@@ -81,9 +84,6 @@ func models(f Faults, n int) []*modelv1.ModelSpec {
 		Caching:                   &modelv1.CachingSpec{Mode: modelv1.CachingMode_CACHING_MODE_NONE},
 		SupportedToolChoiceModes:  []modelv1.ToolChoiceMode{modelv1.ToolChoiceMode_TOOL_CHOICE_MODE_AUTO, modelv1.ToolChoiceMode_TOOL_CHOICE_MODE_NONE},
 		Pricing:                   &modelv1.Pricing{Currency: "USD", Free: true},
-	}
-	if f.DuplicateModelID {
-		free.Id = Echo
 	}
 	return []*modelv1.ModelSpec{echo, batch, free}
 }

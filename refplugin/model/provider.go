@@ -34,8 +34,9 @@ const PayloadSchema = "refmodel.usage/1"
 type Provider struct {
 	modelv1.UnimplementedModelServiceServer
 
-	faults Faults
-	broker *plugin.GRPCBroker
+	faults  Faults
+	reading Readings
+	broker  *plugin.GRPCBroker
 
 	mu      sync.Mutex
 	apiKey  string
@@ -46,6 +47,9 @@ type Provider struct {
 
 // New returns a provider with the given faults (zero: the reference).
 func New(f Faults) *Provider { return &Provider{faults: f} }
+
+// NewWith returns a provider with the given faults and readings.
+func NewWith(f Faults, rd Readings) *Provider { return &Provider{faults: f, reading: rd} }
 
 // GetCapabilities declares the three models, the configuration schema and
 // the two hook points; it never calls anything.
@@ -78,7 +82,7 @@ func (p *Provider) Describe(context.Context, *modelv1.DescribeRequest) (*modelv1
 func (p *Provider) Configure(ctx context.Context, req *modelv1.ConfigureRequest) (*modelv1.ConfigureResponse, error) {
 	cfg := req.GetConfig().AsMap()
 	key, _ := cfg["api_key"].(string)
-	if key == "" && !p.faults.ConfigureAcceptsMissing {
+	if key == "" && !p.faults.ConfigureAcceptsMissing && !p.faults.NoConfigSchema {
 		return nil, p.statusErr(modelv1.ModelErrorCategory_MODEL_ERROR_CATEGORY_AUTH_ERROR, `configuration attribute "api_key" is required`)
 	}
 	p.mu.Lock()

@@ -13,10 +13,13 @@ import (
 
 // Serve serves the provider (with faults f) as a go-plugin "model" plugin
 // on this process's stdio; it returns when the host is done with it.
-func Serve(f Faults) {
+func Serve(f Faults) { ServeWith(f, Readings{}) }
+
+// ServeWith serves the provider with faults f and readings rd.
+func ServeWith(f Faults, rd Readings) {
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: refplugin.Handshake,
-		Plugins:         plugin.PluginSet{"model": &Plugin{Faults: f}},
+		Plugins:         plugin.PluginSet{"model": &Plugin{Faults: f, Readings: rd}},
 		GRPCServer:      plugin.DefaultGRPCServer,
 	})
 }
@@ -25,12 +28,13 @@ func Serve(f Faults) {
 // and, for the hook points it declares, HookSubscriberService.
 type Plugin struct {
 	plugin.NetRPCUnsupportedPlugin
-	Faults Faults
+	Faults   Faults
+	Readings Readings
 }
 
 // GRPCServer registers both services.
 func (pl *Plugin) GRPCServer(broker *plugin.GRPCBroker, s *grpc.Server) error {
-	p := New(pl.Faults)
+	p := NewWith(pl.Faults, pl.Readings)
 	p.broker = broker
 	modelv1.RegisterModelServiceServer(s, p)
 	if !pl.Faults.HooksUnserved {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -31,7 +32,7 @@ func (p *Provider) StreamCompletion(req *modelv1.StreamCompletionRequest, srv gr
 		}
 		return p.statusErr(modelv1.ModelErrorCategory_MODEL_ERROR_CATEGORY_INVALID_REQUEST, fmt.Sprintf("no model %q", req.GetModelId()))
 	}
-	if p.faults.LogFlood {
+	if p.reading.LogFlood {
 		p.flood(ctx)
 	}
 	in := inputTokens(req)
@@ -40,7 +41,9 @@ func (p *Provider) StreamCompletion(req *modelv1.StreamCompletionRequest, srv gr
 		return status.FromContextError(ctx.Err()).Err()
 	}
 	var events []*modelv1.StreamEvent
-	if cat, why := p.refuse(spec, req, in); why != "" {
+	if cat, why := p.refuse(spec, req, in); why != "" && p.reading.StatusRefusals {
+		return p.statusErr(cat, why)
+	} else if why != "" {
 		events = []*modelv1.StreamEvent{{Event: &modelv1.StreamEvent_Error_{Error: &modelv1.StreamEvent_Error{Error: p.modelError(cat, why)}}}}
 	} else {
 		events = p.answer(spec, req, in)
@@ -51,6 +54,9 @@ func (p *Provider) StreamCompletion(req *modelv1.StreamCompletionRequest, srv gr
 		}
 		if err := srv.Send(ev); err != nil {
 			return p.cancelled(ctx)
+		}
+		if p.reading.Slow {
+			time.Sleep(time.Millisecond)
 		}
 	}
 	if u := lastUsage(events); u != nil {
@@ -156,7 +162,9 @@ func (p *Provider) answer(spec *modelv1.ModelSpec, req *modelv1.StreamCompletion
 		if spec.GetThinking().GetSupported() {
 			evs = append(evs, &modelv1.StreamEvent{Event: &modelv1.StreamEvent_ThinkingSignature_{ThinkingSignature: &modelv1.StreamEvent_ThinkingSignature{Signature: []byte(sign(text))}}})
 		}
-		reasoning = int64(words)
+		if spec.GetThinking().GetSupported() {
+			reasoning = int64(words)
+		}
 	}
 	calls := p.toolCalls(spec, req)
 	var out int64
