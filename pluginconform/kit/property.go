@@ -49,8 +49,8 @@ type CaseFn func(t *rapid.T) (v Verdicts, input any, note, stop string)
 // fails, rapid shrinks the input while that same requirement still fails;
 // then the property runs again to look for other requirements that fail,
 // until a round finds nothing new.
-func Property(cases int, fn CaseFn) PropResult {
-	res := PropResult{Failed: map[string]Found{}, Held: map[string]int{}}
+func Property(cases int, fn CaseFn) (res PropResult) {
+	res = PropResult{Failed: map[string]Found{}, Held: map[string]int{}}
 	SetChecks(cases)
 	start := time.Now()
 	defer func() { res.Time = time.Since(start) }()
