@@ -222,14 +222,19 @@ agents: build
 # The plugin profile (conform plugin). "make plugin" checks the reference
 # plugin (refplugin) through the real go-plugin launch, every PL
 # requirement at every level; "make plugin-mutants" runs the plugin kill
-# matrix and writes reports/plugin-kill-matrix.md.
+# matrix and writes reports/plugin-kill-matrix.md. Both do the same for the
+# reference model provider (refplugin/model; MP rows, --category model
+# detected from what it serves) and reports/model-kill-matrix.md.
 REFPLUGIN := bin/refplugin
+REFMODEL := bin/refmodel
 .PHONY: plugin plugin-ctxmem plugin-mutants proto
 plugin: build
 	$(GO) build -o $(REFPLUGIN) ./refplugin/cmd/refplugin
 	@rm -rf $(REPORTS)/tmp/plugin-scratch
 	$(BIN) plugin --plugin $(REFPLUGIN) --allow-effects $(REPORTS)/tmp/plugin-scratch \
 		--process-backed exec --require all -q --report-json $(REPORTS)/tmp/refplugin.json
+	$(GO) build -o $(REFMODEL) ./refplugin/model/cmd/refmodel
+	$(BIN) plugin --plugin $(REFMODEL) --require all -q --report-json $(REPORTS)/tmp/refmodel.json
 	$(MAKE) --no-print-directory plugin-ctxmem
 
 # The reference context and memory providers and their legal variants
@@ -247,7 +252,11 @@ plugin-mutants:
 	@mkdir -p $(KILL_OUT)
 	$(GO) test -count=1 -run 'TestReferenceIsClean|TestKillMatrix' ./refplugin/mutants/ -args -write-kill-matrix=$(CURDIR)/$(KILL_OUT)
 	$(call same-as-committed,plugin-kill-matrix.md)
+	$(GO) test -count=1 -run 'TestReferenceAndVariantsAreClean|TestKillMatrix' ./refplugin/model/mutants/ -args -write-kill-matrix=$(CURDIR)/$(KILL_OUT)
+	$(call same-as-committed,model-kill-matrix.md)
 	$(GO) test -count=1 -run 'TestVariantsPass|TestKillMatrix' ./refplugin/refcontext/mutants/ ./refplugin/refmemory/mutants/ -args -write-kill-matrix=$(CURDIR)/$(KILL_OUT)
+	$(call same-as-committed,context-kill-matrix.md)
+	$(call same-as-committed,memory-kill-matrix.md)
 
 # The plugin profile's wire definitions (api/*.proto) and the Go code
 # generated from them (api/gen, committed). "make proto" installs the pinned

@@ -128,12 +128,7 @@ func ifBad(bad bool, format string, args ...any) string {
 	return fmt.Sprintf(format, args...)
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
+func plural(n int, one, many string) string { return kit.Plural(n, one, many) }
 
 // opByName returns the declared operation, nil when none.
 func (r *run) opByName(name string) *toolv1.ToolSchema {

@@ -68,7 +68,7 @@ func (r *run) dispatchProperty(ctx context.Context, p commonv1.HookPoint, m hook
 	gen := hookgen.Payload(p)
 	var slow string
 	errorsSeen := 0
-	res := r.property(r.opt.HookCases, func(t *rapid.T) (verdicts, map[string]any, string, string) {
+	res := r.property(r.opt.HookCases, func(t *rapid.T) (verdicts, any, string, string) {
 		if slow != "" {
 			return nil, nil, "", ""
 		}
@@ -105,11 +105,11 @@ func (r *run) dispatchProperty(ctx context.Context, p commonv1.HookPoint, m hook
 		judgeHookAnswer(m, payload, resp, v)
 		return v, shown, "", ""
 	})
-	if res.stopped != "" {
-		s.Errorf("%s", res.stopped)
+	if res.Stopped != "" {
+		s.Errorf("%s", res.Stopped)
 	}
 	if slow != "" {
-		res.failed["PL-30"] = found{msg: slow}
+		res.Failed["PL-30"] = found{Msg: slow}
 	}
 	unreached := map[string]string{
 		"PL-27": "every dispatch was answered with an error",
@@ -124,7 +124,7 @@ func (r *run) dispatchProperty(ctx context.Context, p commonv1.HookPoint, m hook
 	case hookv1.HookMode_HOOK_MODE_VETO:
 		ids = append(ids, "PL-29")
 	}
-	res.record(r, s, fmt.Sprintf("%d dispatches of %s", res.calls, name), ids, unreached)
+	res.Record(r.rec, s, fmt.Sprintf("%d dispatches of %s", res.Calls, name), ids, unreached)
 }
 
 // judgeHookAnswer checks an answer's shape against the mode (PL-27),

@@ -9,10 +9,6 @@ import (
 	"github.com/agentconform/conform/pluginconform/schemagen"
 )
 
-// verdicts maps a requirement to "" (held on this call) or why it failed.
-// A requirement absent from the map was not judged on this call.
-type verdicts map[string]string
-
 // judgeShape applies the stream rules every call must keep, whatever its
 // arguments: one terminal event and nothing after it (PL-14), no lead-up
 // from a non-streaming operation (PL-15), exit_status (PL-16), and the
@@ -107,12 +103,7 @@ func (r *run) judgeErrors(o outcome, v verdicts) {
 }
 
 // setOnce keeps the first failure of a requirement on a call.
-func setOnce(v verdicts, id, msg string) {
-	if old, ok := v[id]; ok && old != "" {
-		return
-	}
-	v[id] = msg
-}
+func setOnce(v verdicts, id, msg string) { v.SetOnce(id, msg) }
 
 // judgeResult checks a result payload against output_schema (PL-17).
 func judgeResult(out *schemagen.Validator, o outcome, v verdicts) {

@@ -82,7 +82,7 @@ func (r *run) invokeValid(ctx context.Context, op *toolv1.ToolSchema) bool {
 	in, inErr := schemagen.Compile(op.GetName()+"-input", op.GetInputSchema())
 	ended := false
 	interactive := op.GetKind() == toolv1.ToolKind_TOOL_KIND_INTERACTIVE
-	res := r.property(r.opt.Cases, func(t *rapid.T) (verdicts, map[string]any, string, string) {
+	res := r.property(r.opt.Cases, func(t *rapid.T) (verdicts, any, string, string) {
 		args := schemagen.Args(op.GetInputSchema()).Draw(t, "arguments")
 		if inErr == nil {
 			if err := in.Validate(args); err != nil {
@@ -116,18 +116,18 @@ func (r *run) invokeValid(ctx context.Context, op *toolv1.ToolSchema) bool {
 	if out == nil {
 		unreached["PL-17"] = "output_schema could not be compiled: " + fmt.Sprint(err)
 	}
-	if res.stopped == "blocked" {
-		res.stopped = ""
+	if res.Stopped == "blocked" {
+		res.Stopped = ""
 		r.blocked[op.GetName()] = true
 		for _, id := range validIDs {
-			if res.held[id] == 0 {
+			if res.Held[id] == 0 {
 				unreached[id] = fmt.Sprintf("the interactive operation did not answer within %v; conform has no channel to hand it a person's answer", r.callTimeout(op))
 			}
 		}
-	} else if res.stopped != "" {
-		s.Errorf("%s", res.stopped)
+	} else if res.Stopped != "" {
+		s.Errorf("%s", res.Stopped)
 	}
-	res.record(r, s, fmt.Sprintf("%d generated calls of %s", res.calls, op.GetName()), validIDs, unreached, "PL-15", "PL-16", "PL-19", "PL-20", "PL-21")
+	res.Record(r.rec, s, fmt.Sprintf("%d generated calls of %s", res.Calls, op.GetName()), validIDs, unreached, "PL-15", "PL-16", "PL-19", "PL-20", "PL-21")
 	return ended
 }
 
@@ -145,7 +145,7 @@ func (r *run) invokeInvalid(ctx context.Context, op *toolv1.ToolSchema) {
 		return
 	}
 	in, inErr := schemagen.Compile(op.GetName()+"-input", op.GetInputSchema())
-	res := r.property(max(r.opt.Cases/2, 1), func(t *rapid.T) (verdicts, map[string]any, string, string) {
+	res := r.property(max(r.opt.Cases/2, 1), func(t *rapid.T) (verdicts, any, string, string) {
 		b := gen.Draw(t, "broken arguments")
 		if inErr == nil && in.Validate(b.Args) == nil {
 			return nil, b.Args, b.How, "" // not actually invalid: nothing to judge
@@ -163,13 +163,13 @@ func (r *run) invokeInvalid(ctx context.Context, op *toolv1.ToolSchema) {
 		judgeInvalid(o, b.How, v)
 		return v, b.Args, b.How, ""
 	})
-	if res.stopped == "blocked" {
-		res.stopped = ""
-	} else if res.stopped != "" {
-		s.Errorf("%s", res.stopped)
+	if res.Stopped == "blocked" {
+		res.Stopped = ""
+	} else if res.Stopped != "" {
+		s.Errorf("%s", res.Stopped)
 	}
 	ids := append([]string{"PL-18"}, "PL-14", "PL-19", "PL-20", "PL-21")
-	res.record(r, s, fmt.Sprintf("%d calls of %s with invalid arguments", res.calls, op.GetName()), ids, map[string]string{
+	res.Record(r.rec, s, fmt.Sprintf("%d calls of %s with invalid arguments", res.Calls, op.GetName()), ids, map[string]string{
 		"PL-18": "no call with invalid arguments ended",
 	}, "PL-19", "PL-20", "PL-21")
 }

@@ -157,12 +157,7 @@ func firstDiff(a, b *toolv1.GetSchemaResponse) string {
 	return "the configuration schema, slash commands or hook points differ"
 }
 
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
+func clip(s string, n int) string { return kit.Clip(s, n) }
 
 // unjudged records, in a scenario of its own, why each requirement that no
 // check judged was not reached; nothing when every one was.

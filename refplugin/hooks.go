@@ -106,3 +106,7 @@ func (h *hooks) decide(p *hookv1.HookPayload) hookv1.HookDecision {
 	}
 	return hookv1.HookDecision_HOOK_DECISION_ALLOW
 }
+
+// RegisterHookSubscriber registers the reference hook subscriber on s, for
+// another reference plugin (the model provider) that declares hook points.
+func RegisterHookSubscriber(s *grpc.Server) { registerHooks(s, Faults{}) }

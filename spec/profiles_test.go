@@ -66,7 +66,14 @@ func TestProfilesSplitTheFile(t *testing.T) {
 
 func TestParseKeepsProfilesInTheirAreas(t *testing.T) {
 	for name, mutate := range map[string]func(r []map[string]any){
-		"PL row in the agent-loop profile": func(r []map[string]any) { r[len(r)-1]["profile"] = "agent-loop" },
+		"PL row in the agent-loop profile": func(r []map[string]any) {
+			for _, row := range r {
+				if row["area"] == PluginArea {
+					row["profile"] = "agent-loop"
+					return
+				}
+			}
+		},
 		"kernel row in the plugin profile": func(r []map[string]any) { r[0]["profile"] = ProfilePlugin },
 	} {
 		if _, err := Parse(mutated(t, mutate)); err == nil || !strings.Contains(err.Error(), "PL area") {

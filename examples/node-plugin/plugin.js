@@ -8,74 +8,12 @@
 //
 //   conform plugin --plugin "node examples/node-plugin/plugin.js"
 
-const path = require('path');
-const grpc = require('@grpc/grpc-js');
-const protoLoader = require('@grpc/proto-loader');
-const protobuf = require('protobufjs');
+const { grpc, checkHost, loadServices, loadTypes, fromStruct, toStruct, statusError, serve } = require('./shared');
 
-const COOKIE_KEY = 'PLUGGABLEHARNESS_AGENT_PLUGIN';
-const COOKIE_VALUE = 'pluggableharness-agent-v1-a6f3c9d2-plugin-handshake';
-
-if (process.env[COOKIE_KEY] !== COOKIE_VALUE) {
-  console.error('This is a go-plugin plugin: start it through a host, e.g. conform plugin --plugin "node plugin.js".');
-  process.exit(1);
-}
-if (!(process.env.PLUGIN_PROTOCOL_VERSIONS || '1').split(',').includes('1')) {
-  console.error('The host does not speak plugin protocol version 1.');
-  process.exit(1);
-}
-
-const API = path.resolve(__dirname, '..', '..', 'api');
-const LOCAL = path.join(__dirname, 'proto');
-const loaded = protoLoader.loadSync(
-  ['pluggableharness/tool/v1/service.proto', 'pluggableharness/hook/v1/service.proto', 'grpc/health/v1/health.proto', 'plugin/grpc_controller.proto'],
-  { keepCase: true, longs: Number, enums: String, defaults: false, oneofs: true, includeDirs: [API, LOCAL] });
-const pkg = grpc.loadPackageDefinition(loaded);
-
+checkHost('plugin.js');
+const pkg = loadServices(['pluggableharness/tool/v1/service.proto', 'pluggableharness/hook/v1/service.proto']);
 // protobufjs encodes the ToolError a Configure rejection carries.
-const root = new protobuf.Root();
-root.resolvePath = (_origin, target) => {
-  for (const dir of [LOCAL, API]) {
-    const p = path.join(dir, target);
-    if (require('fs').existsSync(p)) return p;
-  }
-  return target;
-};
-root.loadSync(['google/rpc/status.proto', 'pluggableharness/tool/v1/errors.proto'], { keepCase: true });
-const StatusMsg = root.lookupType('google.rpc.Status');
-const ToolErrorMsg = root.lookupType('pluggableharness.tool.v1.ToolError');
-
-// --- google.protobuf.Struct <-> plain JSON --------------------------------
-
-function fromValue(v) {
-  switch (v && v.kind) {
-    case 'nullValue': return null;
-    case 'numberValue': return v.numberValue;
-    case 'stringValue': return v.stringValue;
-    case 'boolValue': return v.boolValue;
-    case 'structValue': return fromStruct(v.structValue);
-    case 'listValue': return (v.listValue.values || []).map(fromValue);
-  }
-  return null;
-}
-function fromStruct(s) {
-  const out = {};
-  for (const [k, v] of Object.entries((s && s.fields) || {})) out[k] = fromValue(v);
-  return out;
-}
-function toValue(x) {
-  if (x === null || x === undefined) return { nullValue: 'NULL_VALUE' };
-  if (typeof x === 'number') return { numberValue: x };
-  if (typeof x === 'string') return { stringValue: x };
-  if (typeof x === 'boolean') return { boolValue: x };
-  if (Array.isArray(x)) return { listValue: { values: x.map(toValue) } };
-  return { structValue: toStruct(x) };
-}
-function toStruct(o) {
-  const fields = {};
-  for (const [k, v] of Object.entries(o)) fields[k] = toValue(v);
-  return { fields };
-}
+const root = loadTypes(['pluggableharness/tool/v1/errors.proto']);
 
 // --- the provider -----------------------------------------------------------
 
@@ -132,12 +70,7 @@ const toolService = {
     const cfg = fromStruct(call.request.config);
     if (typeof cfg.api_key !== 'string' || cfg.api_key === '') {
       const message = 'configuration attribute "api_key" is required';
-      const detail = ToolErrorMsg.encode({ category: 1, message, retryable: false }).finish();
-      const st = StatusMsg.encode({ code: grpc.status.INVALID_ARGUMENT, message, details: [
-        { type_url: 'type.googleapis.com/pluggableharness.tool.v1.ToolError', value: detail }] }).finish();
-      const md = new grpc.Metadata();
-      md.set('grpc-status-details-bin', Buffer.from(st));
-      cb({ code: grpc.status.INVALID_ARGUMENT, details: message, metadata: md });
+      cb(statusError(root, grpc.status.INVALID_ARGUMENT, message, 'pluggableharness.tool.v1.ToolError', { category: 1, message, retryable: false }));
       return;
     }
     configured = cfg;
@@ -195,18 +128,4 @@ const hookService = {
 const server = new grpc.Server();
 server.addService(pkg.pluggableharness.tool.v1.ToolService.service, toolService);
 server.addService(pkg.pluggableharness.hook.v1.HookSubscriberService.service, hookService);
-server.addService(pkg.grpc.health.v1.Health.service, { Check: (_c, cb) => cb(null, { status: 'SERVING' }) });
-server.addService(pkg.plugin.GRPCController.service, {
-  Shutdown(_c, cb) {
-    cb(null, {});
-    setImmediate(() => { server.forceShutdown(); process.exit(0); });
-  },
-});
-server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) => {
-  if (err) {
-    console.error('cannot listen:', err.message);
-    process.exit(1);
-  }
-  // The go-plugin handshake: core protocol 1, app protocol 1, where, gRPC.
-  process.stdout.write(`1|1|tcp|127.0.0.1:${port}|grpc\n`);
-});
+serve(pkg, server);

@@ -642,7 +642,7 @@ var File_pluggableharness_context_v1_types_proto protoreflect.FileDescriptor
 
 const file_pluggableharness_context_v1_types_proto_rawDesc = "" +
 	"\n" +
-	"'pluggableharness/context/v1/types.proto\x12\x1bpluggableharness.context.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a&pluggableharness/common/v1/types.proto\x1a&pluggableharness/config/v1/types.proto\x1a1pluggableharness/content/v1/context_section.proto\x1a'pluggableharness/content/v1/types.proto\x1a&pluggableharness/model/v1/target.proto\x1a&pluggableharness/render/v1/types.proto\x1a,pluggableharness/slashcommand/v1/types.proto\"\x18\n" +
+	"'pluggableharness/context/v1/types.proto\x12\x1bpluggableharness.context.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a&pluggableharness/common/v1/types.proto\x1a&pluggableharness/config/v1/types.proto\x1a1pluggableharness/content/v1/context_section.proto\x1a'pluggableharness/content/v1/types.proto\x1a%pluggableharness/model/v1/types.proto\x1a&pluggableharness/render/v1/types.proto\x1a,pluggableharness/slashcommand/v1/types.proto\"\x18\n" +
 	"\x16GetCapabilitiesRequest\"o\n" +
 	"\x17GetCapabilitiesResponse\x12T\n" +
 	"\fcapabilities\x18\x01 \x01(\v20.pluggableharness.context.v1.ContextCapabilitiesR\fcapabilities\"\xb0\x03\n" +
