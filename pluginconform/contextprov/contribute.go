@@ -11,6 +11,7 @@ import (
 
 	contentv1 "github.com/agentconform/conform/api/gen/pluggableharness/content/v1"
 	contextv1 "github.com/agentconform/conform/api/gen/pluggableharness/context/v1"
+	"github.com/agentconform/conform/pluginconform/kit"
 	"github.com/agentconform/conform/pluginconform/provkit"
 )
 
@@ -23,11 +24,11 @@ func (r *run) checkContribute(ctx context.Context) {
 	defer r.c.Add(s)
 	start := time.Now()
 	n := 0
-	res := provkit.Property(r.opt.Cases, func(t *rapid.T) (provkit.Verdicts, string, string) {
+	res := kit.Property(r.opt.Cases, func(t *rapid.T) (kit.Verdicts, any, string, string) {
 		n++
 		d := r.draw(t, n)
 		v, stop := r.contributeCase(ctx, d)
-		return v, d.note, stop
+		return v, d.note, "", stop
 	})
 	r.stats.GeneratedCalls += res.Calls
 	r.stats.GeneratedTime += time.Since(start)
@@ -45,7 +46,7 @@ func (r *run) checkContribute(ctx context.Context) {
 	} else {
 		unreached["CP-21"] = "the plugin declares compactor false"
 	}
-	res.Record(s, "generated Contribute requests", chainRules, unreached)
+	res.Record(r.c, s, "generated Contribute requests", chainRules, unreached)
 	if res.Stopped != "" {
 		s.Errorf("%s", res.Stopped)
 	}
@@ -68,11 +69,11 @@ func (r *run) contribute(ctx context.Context, req *contextv1.ContextRequest) (*c
 
 // contributeCase runs one generated request, twice for a static provider
 // (a second turn of the same session), and judges the answers.
-func (r *run) contributeCase(ctx context.Context, d drawn) (provkit.Verdicts, string) {
+func (r *run) contributeCase(ctx context.Context, d drawn) (kit.Verdicts, string) {
 	if reason := r.relaunch(ctx); reason != "" {
 		return nil, reason
 	}
-	v := provkit.Verdicts{}
+	v := kit.Verdicts{}
 	resp, err := r.contribute(ctx, d.req)
 	if b := r.host.Broken("Contribute", err); b != "" {
 		return nil, b
@@ -123,7 +124,7 @@ func (r *run) own(req *contextv1.ContextRequest, resp *contextv1.ContextContribu
 }
 
 // judgeChain applies the chain, section and budget rules to one answer.
-func (r *run) judgeChain(req *contextv1.ContextRequest, resp *contextv1.ContextContribution, v provkit.Verdicts) {
+func (r *run) judgeChain(req *contextv1.ContextRequest, resp *contextv1.ContextContribution, v kit.Verdicts) {
 	compactor := r.caps.GetCompactor()
 	prior := map[string]bool{}
 	for _, p := range req.GetPriorSections() {
@@ -162,32 +163,32 @@ func (r *run) judgeChain(req *contextv1.ContextRequest, resp *contextv1.ContextC
 		name := s.GetProvider()
 		switch {
 		case strings.TrimSpace(name) == "":
-			v.Set("CP-11", "a section the plugin added has no provider name")
+			v.SetOnce("CP-11", "a section the plugin added has no provider name")
 		case r.name == "":
 			r.name = name
-			v.Set("CP-11", "")
+			v.SetOnce("CP-11", "")
 		case name != r.name:
-			v.Set("CP-11", fmt.Sprintf("the plugin's sections name provider %q here and %q on an earlier firing", name, r.name))
+			v.SetOnce("CP-11", fmt.Sprintf("the plugin's sections name provider %q here and %q on an earlier firing", name, r.name))
 		default:
-			v.Set("CP-11", "")
+			v.SetOnce("CP-11", "")
 		}
-		v.Set("CP-12", cond(strings.TrimSpace(s.GetLabel()) == "", fmt.Sprintf("a section of provider %q has no label", name)))
-		v.Set("CP-13", nonText(s))
-		v.Set("CP-17", cond(s.GetStability() == contentv1.Stability_STABILITY_UNSPECIFIED, fmt.Sprintf("section %q carries stability unspecified", s.GetLabel())))
+		v.SetOnce("CP-12", cond(strings.TrimSpace(s.GetLabel()) == "", fmt.Sprintf("a section of provider %q has no label", name)))
+		v.SetOnce("CP-13", nonText(s))
+		v.SetOnce("CP-17", cond(s.GetStability() == contentv1.Stability_STABILITY_UNSPECIFIED, fmt.Sprintf("section %q carries stability unspecified", s.GetLabel())))
 		if !r.cb.Answered(texts(s), s.GetTokens()) {
-			v.Set("CP-16", fmt.Sprintf("section %q says tokens %d, which no CountTokens answer gave for its content (conform would count %d for it with the model, %d without)", s.GetLabel(), s.GetTokens(), exact(s), fallback(s)))
+			v.SetOnce("CP-16", fmt.Sprintf("section %q says tokens %d, which no CountTokens answer gave for its content (conform would count %d for it with the model, %d without)", s.GetLabel(), s.GetTokens(), exact(s), fallback(s)))
 		} else {
-			v.Set("CP-16", "")
+			v.SetOnce("CP-16", "")
 		}
 		if r.source != "" {
 			joined := strings.Join(texts(s), "\n")
 			switch {
 			case strings.Contains(joined, commentMarker):
-				v.Set("CP-19", fmt.Sprintf("section %q carries the HTML comment of the source file", s.GetLabel()))
+				v.SetOnce("CP-19", fmt.Sprintf("section %q carries the HTML comment of the source file", s.GetLabel()))
 			case strings.Contains(joined, frontMarker):
-				v.Set("CP-19", fmt.Sprintf("section %q carries the front matter of the source file", s.GetLabel()))
+				v.SetOnce("CP-19", fmt.Sprintf("section %q carries the front matter of the source file", s.GetLabel()))
 			default:
-				v.Set("CP-19", "")
+				v.SetOnce("CP-19", "")
 			}
 		}
 	}

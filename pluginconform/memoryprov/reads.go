@@ -12,7 +12,6 @@ import (
 	modelv1 "github.com/agentconform/conform/api/gen/pluggableharness/model/v1"
 	"github.com/agentconform/conform/pluginconform/callback"
 	"github.com/agentconform/conform/pluginconform/kit"
-	"github.com/agentconform/conform/pluginconform/provkit"
 )
 
 var target = &modelv1.ModelTarget{Id: "conform-model", ContextWindow: 200000, EffectiveCeiling: 150000}
@@ -101,7 +100,7 @@ func (r *run) checkList(ctx context.Context) {
 		return
 	}
 	count := map[string]int{}
-	v := provkit.Verdicts{}
+	v := kit.Verdicts{}
 	for _, rec := range all {
 		count[rec.GetId()]++
 		r.judgeRecord("ListRecords", rec, v)
@@ -232,7 +231,7 @@ func (r *run) checkRecall(ctx context.Context) {
 	}
 	def := r.caps.GetDefaultTokenBudget()
 	budgets := []int64{1 << 20, max(def, 1), 3, 1}
-	v := provkit.Verdicts{}
+	v := kit.Verdicts{}
 	answered := 0
 	for i, b := range budgets {
 		for _, filtered := range []bool{false, true} {
@@ -247,7 +246,7 @@ func (r *run) checkRecall(ctx context.Context) {
 				return
 			}
 			if err != nil {
-				v.Set("MM-25", cond(!isCategory(err, memoryv1.MemoryErrorCategory_MEMORY_ERROR_CATEGORY_BUDGET_EXCEEDED), fmt.Sprintf("Recall with token_budget %d failed with %s (only budget_exceeded may refuse a budget)", b, catText(err))))
+				v.SetOnce("MM-25", cond(!isCategory(err, memoryv1.MemoryErrorCategory_MEMORY_ERROR_CATEGORY_BUDGET_EXCEEDED), fmt.Sprintf("Recall with token_budget %d failed with %s (only budget_exceeded may refuse a budget)", b, catText(err))))
 				continue
 			}
 			answered++
@@ -256,16 +255,16 @@ func (r *run) checkRecall(ctx context.Context) {
 				sum += rec.GetTokens()
 				r.judgeRecord("Recall", rec, v)
 				if filtered && (rec.GetType() != q.TypeFilter[0] || rec.GetScope() != q.ScopeFilter[0]) {
-					v.Set("MM-24", fmt.Sprintf("Recall filtered to %s/%s answered %q of %s/%s", q.TypeFilter[0], q.ScopeFilter[0], rec.GetId(), rec.GetType(), rec.GetScope()))
+					v.SetOnce("MM-24", fmt.Sprintf("Recall filtered to %s/%s answered %q of %s/%s", q.TypeFilter[0], q.ScopeFilter[0], rec.GetId(), rec.GetType(), rec.GetScope()))
 				}
 				if rec.GetStatus() == memoryv1.RecordStatus_RECORD_STATUS_PENDING {
-					v.Set("MM-23", fmt.Sprintf("Recall without include_pending answered pending record %q", rec.GetId()))
+					v.SetOnce("MM-23", fmt.Sprintf("Recall without include_pending answered pending record %q", rec.GetId()))
 				}
 			}
 			if filtered {
-				v.Set("MM-24", "")
+				v.SetOnce("MM-24", "")
 			}
-			v.Set("MM-25", cond(sum > b, fmt.Sprintf("Recall with token_budget %d answered %d records holding %d tokens", b, len(resp.GetRecords()), sum)))
+			v.SetOnce("MM-25", cond(sum > b, fmt.Sprintf("Recall with token_budget %d answered %d records holding %d tokens", b, len(resp.GetRecords()), sum)))
 		}
 	}
 	for _, id := range []string{"MM-23", "MM-24", "MM-25", "MM-26", "MM-27", "MM-28"} {

@@ -13,6 +13,7 @@ import (
 
 	contentv1 "github.com/agentconform/conform/api/gen/pluggableharness/content/v1"
 	memoryv1 "github.com/agentconform/conform/api/gen/pluggableharness/memory/v1"
+	"github.com/agentconform/conform/pluginconform/kit"
 	"github.com/agentconform/conform/pluginconform/provkit"
 )
 
@@ -121,11 +122,11 @@ func (r *run) checkWrites(ctx context.Context) {
 	}
 	start := time.Now()
 	n := 0
-	res := provkit.Property(r.opt.Cases, func(t *rapid.T) (provkit.Verdicts, string, string) {
+	res := kit.Property(r.opt.Cases, func(t *rapid.T) (kit.Verdicts, any, string, string) {
 		n++
 		w := r.drawWrite(t, n)
 		v, stop := r.writeCase(ctx, w)
-		return v, w.String(), stop
+		return v, w.String(), "", stop
 	})
 	r.stats.GeneratedCalls += res.Calls
 	r.stats.GeneratedTime += time.Since(start)
@@ -137,7 +138,7 @@ func (r *run) checkWrites(ctx context.Context) {
 		"MM-34": cond(!ratify, "the plugin declares ratification_supported false") + cond(ratify, "no record was pending"),
 		"MM-19": "no generated case deleted a record",
 	}
-	res.Record(s, "generated write cases", writeRules, unreached)
+	res.Record(r.c, s, "generated write cases", writeRules, unreached)
 	if res.Stopped != "" {
 		s.Errorf("%s", res.Stopped)
 	}
@@ -147,11 +148,11 @@ func (r *run) checkWrites(ctx context.Context) {
 }
 
 // writeCase runs one case and judges every answer.
-func (r *run) writeCase(ctx context.Context, w wcase) (provkit.Verdicts, string) {
+func (r *run) writeCase(ctx context.Context, w wcase) (kit.Verdicts, string) {
 	if reason := r.relaunch(ctx); reason != "" {
 		return nil, reason
 	}
-	v := provkit.Verdicts{}
+	v := kit.Verdicts{}
 	q := &memoryv1.RecordRequest{Type: w.typ, Scope: w.scope, Title: w.title, Content: []*contentv1.ContentBlock{textBlock(w.text)}}
 	if w.suggest != "" {
 		q.Id = proto.String(w.suggest)
@@ -201,7 +202,7 @@ func (r *run) writeCase(ctx context.Context, w wcase) (provkit.Verdicts, string)
 	}
 	pending := res.GetStatus() == memoryv1.RecordStatus_RECORD_STATUS_PENDING
 	ratify := r.caps.GetRatificationSupported()
-	v.Set("MM-32", cond(pending && !ratify, "Record answered status pending, but the plugin declares ratification_supported false"))
+	v.SetOnce("MM-32", cond(pending && !ratify, "Record answered status pending, but the plugin declares ratification_supported false"))
 	if w.suggest == "" {
 		v["MM-10"] = cond(!slug.MatchString(id), fmt.Sprintf("the id the provider derived, %q, is not a kebab-case slug", id))
 	}
@@ -228,7 +229,7 @@ func (r *run) writeCase(ctx context.Context, w wcase) (provkit.Verdicts, string)
 		return v, ""
 	}
 	if w.laterLink {
-		v.Set("MM-37", "")
+		v.SetOnce("MM-37", "")
 	}
 	after, err := r.get(ctx, id)
 	if err != nil {
@@ -236,7 +237,7 @@ func (r *run) writeCase(ctx context.Context, w wcase) (provkit.Verdicts, string)
 		return v, ""
 	}
 	rec := after.GetRecord()
-	v["MM-16"] = cond(joined(rec.GetContent()) != w.later, fmt.Sprintf("after UpdateRecord the content is %q, not the %q given", provkit.Clip(joined(rec.GetContent()), 120), w.later))
+	v["MM-16"] = cond(joined(rec.GetContent()) != w.later, fmt.Sprintf("after UpdateRecord the content is %q, not the %q given", kit.Clip(joined(rec.GetContent()), 120), w.later))
 	v["MM-17"] = cond(rec.GetType() != first.GetType() || rec.GetScope() != first.GetScope(), fmt.Sprintf("UpdateRecord changed type/scope from %s/%s to %s/%s", first.GetType(), first.GetScope(), rec.GetType(), rec.GetScope()))
 	v["MM-36"] = cond(!proto.Equal(rec.GetProvenance(), first.GetProvenance()), "UpdateRecord changed the record's provenance")
 	if !w.del {
@@ -266,7 +267,7 @@ func (r *run) writeCase(ctx context.Context, w wcase) (provkit.Verdicts, string)
 }
 
 // judgeGet fetches a record just written and judges it.
-func (r *run) judgeGet(ctx context.Context, id string, q *memoryv1.RecordRequest, v provkit.Verdicts) (*memoryv1.MemoryRecord, bool) {
+func (r *run) judgeGet(ctx context.Context, id string, q *memoryv1.RecordRequest, v kit.Verdicts) (*memoryv1.MemoryRecord, bool) {
 	resp, err := r.get(ctx, id)
 	if err != nil {
 		v["MM-13"] = fmt.Sprintf("GetRecord of %q, just recorded, failed: %s", id, provkit.StatusText(err))
@@ -284,7 +285,7 @@ func (r *run) judgeGet(ctx context.Context, id string, q *memoryv1.RecordRequest
 		bad = append(bad, fmt.Sprintf("title %q", rec.GetTitle()))
 	}
 	if joined(rec.GetContent()) != joined(q.GetContent()) {
-		bad = append(bad, fmt.Sprintf("content %q", provkit.Clip(joined(rec.GetContent()), 120)))
+		bad = append(bad, fmt.Sprintf("content %q", kit.Clip(joined(rec.GetContent()), 120)))
 	}
 	v["MM-13"] = cond(len(bad) > 0, "GetRecord answered "+strings.Join(bad, ", ")+", not what was recorded")
 	r.judgeRecord("GetRecord", rec, v)
@@ -295,24 +296,24 @@ func (r *run) judgeGet(ctx context.Context, id string, q *memoryv1.RecordRequest
 // judgeRecord applies what every answered record must keep: a supported
 // type and scope (MM-27), tokens from CountTokens (MM-26), status pending
 // only under ratification (MM-32), relevance in [0, 1] (MM-28).
-func (r *run) judgeRecord(where string, rec *memoryv1.MemoryRecord, v provkit.Verdicts) {
-	v.Set("MM-27", cond(!slices.Contains(r.caps.GetSupportedTypes(), rec.GetType()) || !slices.Contains(r.caps.GetSupportedScopes(), rec.GetScope()),
+func (r *run) judgeRecord(where string, rec *memoryv1.MemoryRecord, v kit.Verdicts) {
+	v.SetOnce("MM-27", cond(!slices.Contains(r.caps.GetSupportedTypes(), rec.GetType()) || !slices.Contains(r.caps.GetSupportedScopes(), rec.GetScope()),
 		fmt.Sprintf("%s answered record %q of type %s and scope %s", where, rec.GetId(), rec.GetType(), rec.GetScope())))
-	v.Set("MM-26", cond(!r.cb.Answered(textOf(rec.GetContent()), rec.GetTokens()),
+	v.SetOnce("MM-26", cond(!r.cb.Answered(textOf(rec.GetContent()), rec.GetTokens()),
 		fmt.Sprintf("%s answered record %q with tokens %d, which no CountTokens answer gave for its content", where, rec.GetId(), rec.GetTokens())))
 	if rec.GetStatus() == memoryv1.RecordStatus_RECORD_STATUS_PENDING && !r.caps.GetRatificationSupported() {
-		v.Set("MM-32", fmt.Sprintf("%s answered record %q with status pending, but the plugin declares ratification_supported false", where, rec.GetId()))
+		v.SetOnce("MM-32", fmt.Sprintf("%s answered record %q with status pending, but the plugin declares ratification_supported false", where, rec.GetId()))
 	}
 	if rec.RelevanceScore != nil {
 		sc := rec.GetRelevanceScore()
-		v.Set("MM-28", cond(!(sc >= 0 && sc <= 1), fmt.Sprintf("%s answered record %q with relevance_score %v", where, rec.GetId(), sc)))
+		v.SetOnce("MM-28", cond(!(sc >= 0 && sc <= 1), fmt.Sprintf("%s answered record %q with relevance_score %v", where, rec.GetId(), sc)))
 	}
 }
 
 // ratify runs the review path on a pending record: Recall leaves it out
 // (MM-23), then RejectRecord discards it (MM-34) or ApproveRecord makes it
 // canonical (MM-33).
-func (r *run) ratify(ctx context.Context, w wcase, id string, q *memoryv1.RecordRequest, v provkit.Verdicts) string {
+func (r *run) ratify(ctx context.Context, w wcase, id string, q *memoryv1.RecordRequest, v kit.Verdicts) string {
 	rc, err := r.recall(ctx, &memoryv1.RecallRequest{SessionId: "conform-session-ratify", TurnId: turnID(1), TokenBudget: 1 << 20, ModelTarget: target, TypeFilter: []memoryv1.MemoryType{q.GetType()}})
 	if b := r.host.Broken("Recall", err); b != "" {
 		return b

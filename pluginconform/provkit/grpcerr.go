@@ -7,6 +7,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/agentconform/conform/pluginconform/kit"
 )
 
 // Detail returns the first detail of err's gRPC status that is a T (a
@@ -41,23 +43,7 @@ func Transport(err error) bool {
 // StatusText is "gRPC status CODE: message", clipped.
 func StatusText(err error) string {
 	st, _ := status.FromError(err)
-	return fmt.Sprintf("gRPC status %s: %s", st.Code(), Clip(st.Message(), 200))
-}
-
-// Clip shortens s to n bytes.
-func Clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
-// Plural picks a word by count.
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return fmt.Sprintf("gRPC status %s: %s", st.Code(), kit.Clip(st.Message(), 200))
 }
 
 // Unimplemented reports whether err says the method is not served.
