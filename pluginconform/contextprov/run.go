@@ -92,7 +92,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, Stats, error) {
 	if d := r.describe(); d != nil {
 		k.Name, k.Version = sec.Redact(d.GetName()), sec.Redact(d.GetVersion())
 	}
-	warnings := []string{fmt.Sprintf("generated cases used seed %d (conform plugin --seed %d repeats them)", seed, seed)}
+	warnings := append([]string{fmt.Sprintf("generated cases used seed %d (conform plugin --seed %d repeats them)", seed, seed)}, r.host.Floods()...)
 	rep := report.BuildWith(cat, k, r.c.Redacted(sec.Redact), started, opt.Now().Sub(started), report.BuildOptions{Warnings: warnings})
 	rep.Protocol = Protocol
 	return rep, r.stats, lerr

@@ -129,4 +129,7 @@ func TestBadInput(t *testing.T) {
 	if rep, _, err = Run(context.Background(), options("flood")); err != nil || rep == nil {
 		t.Fatalf("a flooding plugin: %v", err)
 	}
+	if !strings.Contains(strings.Join(rep.Warnings, "\n"), "flooded its stderr") {
+		t.Errorf("the report does not name the flood: %q", rep.Warnings)
+	}
 }

@@ -3,7 +3,9 @@ package provkit
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -25,6 +27,33 @@ type Host struct {
 	Secrets      *kit.Secrets
 	Plugin       *launch.Plugin
 	Launches     int
+	// stderr counts what the plugin wrote to stderr, over every launch.
+	stderr atomic.Int64
+}
+
+// counter counts bytes written.
+type counter struct{ n *atomic.Int64 }
+
+func (c counter) Write(p []byte) (int, error) { c.n.Add(int64(len(p))); return len(p), nil }
+
+// Flood limits: more than this is named in the report, never a verdict
+// (no row forbids a chatty plugin), so a flood is seen, not hidden.
+const (
+	FloodStderrBytes = 1 << 20
+	FloodLogEntries  = 10000
+)
+
+// Floods names what the plugin flooded: its stderr, or the kernel's Log
+// callback; nil when neither.
+func (h *Host) Floods() []string {
+	var out []string
+	if n := h.stderr.Load(); n > FloodStderrBytes {
+		out = append(out, fmt.Sprintf("the plugin flooded its stderr: %d bytes (conform kept the last few KiB and scanned all of it for secrets)", n))
+	}
+	if n := len(h.CB.Logs()); n > FloodLogEntries {
+		out = append(out, fmt.Sprintf("the plugin flooded the Log callback: %d entries", n))
+	}
+	return out
 }
 
 // Start launches the plugin unless it is running.
@@ -36,7 +65,7 @@ func (h *Host) Start(ctx context.Context) (*launch.Plugin, error) {
 	h.Launches++
 	p, err := launch.Launch(ctx, launch.Spec{
 		Argv: h.Argv, Env: h.Env, StartTimeout: h.StartTimeout, Callback: h.CB, Key: h.Key,
-		Output: &kit.StreamWatch{S: h.Secrets, Where: "the plugin's stderr"},
+		Output: io.MultiWriter(&kit.StreamWatch{S: h.Secrets, Where: "the plugin's stderr"}, counter{&h.stderr}),
 	})
 	if err != nil {
 		return nil, err

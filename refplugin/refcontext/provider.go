@@ -97,8 +97,8 @@ func (p *Provider) Configure(_ context.Context, req *contextv1.ConfigureRequest)
 	path, _ := cfg["path"].(string)
 	key, _ := cfg["api_key"].(string)
 	if p.f.FloodStderr {
-		for i := range 20000 {
-			fmt.Fprintf(os.Stderr, "refcontext: flood line %d of 20000\n", i)
+		for i := range 40000 {
+			fmt.Fprintf(os.Stderr, "refcontext: flood line %d of 40000\n", i)
 		}
 	}
 	if p.f.SecretInStderr {
