@@ -48,7 +48,11 @@ func (r *run) complete(ctx context.Context, req *modelv1.StreamCompletionRequest
 	go func() {
 		for {
 			ev, err := st.Recv()
-			ch <- item{ev, err}
+			select {
+			case ch <- item{ev, err}:
+			case <-c.Done(): // the caller stopped reading (a hang, a stream left open)
+				return
+			}
 			if err != nil {
 				return
 			}
@@ -75,6 +79,7 @@ func (r *run) complete(ctx context.Context, req *modelv1.StreamCompletionRequest
 				}
 				o.cancelled = true
 				cancel()
+				return o // what follows a cancel never reaches a kernel
 			}
 			if terminal(it.ev) && grace == nil && !o.cancelled {
 				grace = time.After(r.grace())
