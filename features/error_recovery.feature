@@ -140,6 +140,22 @@ Feature: Error recovery
       | invalid_request         |
       | context_length_exceeded |
 
+  @ER-03 @must
+  Scenario Outline: <category> is never resent as it is, even when the provider marks it retryable
+    The provider's retryable flag is a hint; the category decides. A loop
+    that retries whatever the provider marks retryable resends it.
+    Given retry settings of base 10 ms, factor 2 and 3 retries per call
+    And the context provider contributes the same text every turn and cannot shrink it
+    And the model fails request 1 with "<category>" that the provider marks retryable
+    And the model answers request 2 with text "Recovered."
+    When the session runs
+    Then no model request repeated failed model request 1
+
+    Examples:
+      | category        |
+      | auth_error      |
+      | invalid_request |
+
   @ER-04 @should
   Scenario Outline: a crashed <kind> call becomes an error result and the session goes on
     Given a <kind> tool "probe" from provider "sensors" that the policy allows

@@ -1,0 +1,136 @@
+package mutants
+
+import (
+	"strings"
+
+	"github.com/agentconform/conform/refkernel/loop"
+	"github.com/agentconform/conform/refkernel/plangate"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// Semantic mutants of the plan/apply area (issue 29): policy engines and
+// breakers as they are really written wrong.
+//
+//   - counted over the wrong set: the consecutive tier counts every denial
+//     among the last `consecutive` decisions, not a run of them; the window
+//     tier looks at one decision fewer than window (PA-05);
+//   - keyed by the wrong field: a rule matches on the tool's name alone,
+//     whichever provider the call is for (PA-01);
+//   - the wrong member of a group: the last matching rule decides, not the
+//     first (PA-01);
+//   - state shared across sessions: a SESSION-scope answer is stored like an
+//     ALWAYS one, so it reaches later sessions (PA-18).
+func init() {
+	register(
+		Mutant{Name: "semantic/breaker-run-counts-any-denial", Targets: []string{"PA-05"},
+			Breaks: "the consecutive tier trips when the last `consecutive` decisions hold that many denials anywhere in the kept history, not a run of them",
+			Apply:  withBreaker(breakerAnyDenial{})},
+		Mutant{Name: "semantic/breaker-window-one-short", Targets: []string{"PA-05"},
+			Breaks: "the window tier counts denials among the last window−1 decisions",
+			Apply:  withBreaker(breakerWindowShort{})},
+		Mutant{Name: "semantic/rule-matches-tool-name-only", Targets: []string{"PA-01"},
+			Breaks: "a policy rule matches a call by its tool name alone, ignoring the rule's provider",
+			Apply:  withPolicy(toolNameOnly{})},
+		Mutant{Name: "semantic/last-matching-rule-wins", Targets: []string{"PA-01"},
+			Breaks: "when several rules match a call the last one decides, not the first",
+			Apply:  withPolicy(lastRuleWins{})},
+		Mutant{Name: "semantic/session-scope-outlives-session", Targets: []string{"PA-18"},
+			Breaks: "a SESSION-scope answer is stored with the kernel's persisted decisions, so later sessions of the profile inherit it",
+			Apply: func(p loop.Parts) loop.Parts {
+				p.Answers = sessionAsAlways{}
+				return p
+			}},
+	)
+}
+
+func withBreaker(b plangate.Breaker) func(loop.Parts) loop.Parts {
+	return func(p loop.Parts) loop.Parts {
+		p.Breaker = b
+		return p
+	}
+}
+
+func withPolicy(e plangate.Evaluator) func(loop.Parts) loop.Parts {
+	return func(p loop.Parts) loop.Parts {
+		p.Policy = e
+		return p
+	}
+}
+
+type breakerAnyDenial struct{ plangate.StandardBreaker }
+
+func (breakerAnyDenial) Check(cfg *wire.CircuitBreaker, history []bool) (plangate.Trip, bool) {
+	if cfg != nil && cfg.Consecutive > 0 {
+		n := 0
+		for _, d := range history[max(0, len(history)-cfg.Consecutive-1):] {
+			if d {
+				n++
+			}
+		}
+		if n >= cfg.Consecutive {
+			return plangate.Trip{Tier: "consecutive", Denials: n}, true
+		}
+	}
+	return plangate.StandardBreaker{}.Check(cfg, history)
+}
+
+type breakerWindowShort struct{ plangate.StandardBreaker }
+
+func (breakerWindowShort) Check(cfg *wire.CircuitBreaker, history []bool) (plangate.Trip, bool) {
+	if cfg != nil && cfg.Window > 1 {
+		c := *cfg
+		c.Window--
+		cfg = &c
+	}
+	return plangate.StandardBreaker{}.Check(cfg, history)
+}
+
+type toolNameOnly struct{ plangate.Standard }
+
+func (toolNameOnly) Evaluate(rules []wire.PolicyRule, c plangate.Call) plangate.Verdict {
+	stripped := make([]wire.PolicyRule, len(rules))
+	for i, r := range rules {
+		if r.Tool != "" {
+			r.Provider = ""
+		}
+		stripped[i] = r
+	}
+	return plangate.Standard{}.Evaluate(stripped, c)
+}
+
+func (t toolNameOnly) Precheck(rules []wire.PolicyRule, c plangate.Call) plangate.Verdict {
+	return precheck(t.Evaluate(rules, c))
+}
+
+type lastRuleWins struct{ plangate.Standard }
+
+func (lastRuleWins) Evaluate(rules []wire.PolicyRule, c plangate.Call) plangate.Verdict {
+	for i := len(rules) - 1; i >= 0; i-- {
+		r := rules[i]
+		if (r.Provider == "" || r.Provider == c.Provider) && (r.Tool == "" || r.Tool == c.Tool) && (r.Kind == "" || r.Kind == c.Kind) {
+			name := plangate.RuleName(rules, i)
+			return plangate.Verdict{Decision: strings.ToLower(r.Decision), DecidedBy: "rule:" + name, Rule: name}
+		}
+	}
+	return plangate.Standard{}.Evaluate(nil, c)
+}
+
+func (l lastRuleWins) Precheck(rules []wire.PolicyRule, c plangate.Call) plangate.Verdict {
+	return precheck(l.Evaluate(rules, c))
+}
+
+func precheck(v plangate.Verdict) plangate.Verdict {
+	if v.Decision == wire.PolicyAsk {
+		v.Decision, v.Downgraded = wire.PolicyDeny, true
+	}
+	return v
+}
+
+type sessionAsAlways struct{ plangate.StandardAnswers }
+
+func (sessionAsAlways) Lifetime(scope string, persist bool) plangate.Lifetime {
+	if scope == wire.ScopeSession && persist {
+		return plangate.LifetimeAlways
+	}
+	return plangate.StandardAnswers{}.Lifetime(scope, persist)
+}
