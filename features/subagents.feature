@@ -26,6 +26,24 @@ Feature: Sub-agents, RunSession and the session tree
     And no request of a "researcher" sub-agent contains "PARENT-MARK-2"
     And the session ends with status "completed"
 
+  @SA-01 @must
+  Scenario: a grandchild starts from its prompt alone, with nothing of its parent's or the root's history
+    The middle session's history holds its own prompt and a search result;
+    a kernel that forks history for nested sessions only is caught here.
+    Given sub-agents may nest 2 deep with at most 2 running per parent
+    And a sub-agent profile "planner" with tools "spawn_agent" and "search"
+    And a sub-agent profile "researcher" with tools "search"
+    And the user's prompt mentions "PARENT-MARK-1"
+    And the model answers request 1 with call spawn_agent(profile "planner", prompt "Plan it with CHILD-MARK-1")
+    And "planner" sub-agents answer request 1 with call search(query "CHILD-MARK-2")
+    And "planner" sub-agents answer request 2 with call spawn_agent(profile "researcher", prompt "Find the owner of a.txt")
+    When the session runs
+    Then the "researcher" grandchild's first model request holds only its prompt
+    And no request of a "researcher" sub-agent contains "PARENT-MARK-1"
+    And no request of a "researcher" sub-agent contains "CHILD-MARK-1"
+    And no request of a "researcher" sub-agent contains "CHILD-MARK-2"
+    And the session ends with status "completed"
+
   @SA-02 @may
   Scenario: a profile that opts in starts its child with the parent's history, others still start fresh
     Given sub-agents may nest 1 deep with at most 2 running per parent

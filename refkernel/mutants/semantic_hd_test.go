@@ -25,7 +25,7 @@ func init() {
 		Mutant{Name: "semantic/observers-see-the-request", Targets: []string{"HD-01", "HD-09"},
 			Breaks: "observers are sent the payload the chain started with, not the one the transforms before them produced",
 			Apply:  withChain(chain{observersSeeRequest: true})},
-		Mutant{Name: "semantic/hook-error-names-first-subscriber", Targets: []string{"HD-14"},
+		Mutant{Name: "semantic/hook-error-names-first-subscriber", Targets: []string{"HD-03", "HD-14"},
 			Breaks: "a hook_error names the point's first subscriber as the one that failed, whichever one did",
 			Apply:  withChain(chain{errorNamesFirst: true})},
 		Mutant{Name: "semantic/timeout-of-first-subscriber", Targets: []string{"HD-05"},

@@ -12,8 +12,10 @@ import (
 // fifth).
 //
 //   - a value from the wrong session: a session_meta row reports its
-//     parent's remaining depth, or its parent's remaining budget (SA-13);
-//   - off-by-one start: depth counted from 1 below the root (SA-13);
+//     parent's remaining depth (judged by SA-06's inheritance rule), or its
+//     parent's remaining budget (judged by TA-07's child budget);
+//   - off-by-one start: depth counted from 1 below the root (SA-05,
+//     SA-13);
 //   - one side of a condition: a grandchild forks its parent's history
 //     although its profile does not opt in, the way a loop that forks for
 //     "nested" agents does (SA-01);
@@ -22,13 +24,13 @@ import (
 //     parent has left (SA-06).
 func init() {
 	register(
-		Mutant{Name: "semantic/row-depth-left-of-parent", Targets: []string{"SA-13"},
+		Mutant{Name: "semantic/row-depth-left-of-parent", Targets: []string{"SA-06", "SA-10"},
 			Breaks: "a child's session_meta row reports its parent's remaining_depth instead of its own",
 			Apply:  withSubagents(rowOf{parentDepth: true})},
-		Mutant{Name: "semantic/row-budget-of-parent", Targets: []string{"SA-13"},
+		Mutant{Name: "semantic/row-budget-of-parent", Targets: []string{"TA-07"},
 			Breaks: "a child's session_meta row reports its parent's remaining cost budget instead of its own",
 			Apply:  withSubagents(rowOf{parentBudget: true})},
-		Mutant{Name: "semantic/row-depth-from-one", Targets: []string{"SA-13"},
+		Mutant{Name: "semantic/row-depth-from-one", Targets: []string{"SA-05", "SA-13"},
 			Breaks: "depth is counted from 1 below the root: a child's row says depth 2, a grandchild's 3",
 			Apply:  withSubagents(rowOf{depthPlusOne: true})},
 		Mutant{Name: "semantic/grandchild-forks-history", Targets: []string{"SA-01"},
