@@ -11,9 +11,10 @@ import (
 // Semantic mutants of the plan/apply area (issue 29): policy engines and
 // breakers as they are really written wrong.
 //
-//   - counted over the wrong set: the consecutive tier counts every denial
-//     among the last `consecutive` decisions, not a run of them; the window
-//     tier looks at one decision fewer than window (PA-05);
+//   - off by one: the window tier looks at one decision fewer than window
+//     (PA-05);
+//   - a field ignored: a rule's kind, so a rule written for resources
+//     decides reads and interactive calls too (PA-06, PA-10);
 //   - keyed by the wrong field: a rule matches on the tool's name alone,
 //     whichever provider the call is for (PA-01);
 //   - the wrong member of a group: the last matching rule decides, not the
@@ -22,9 +23,9 @@ import (
 //     ALWAYS one, so it reaches later sessions (PA-18).
 func init() {
 	register(
-		Mutant{Name: "semantic/breaker-run-counts-any-denial", Targets: []string{"PA-05"},
-			Breaks: "the consecutive tier trips when the last `consecutive` decisions hold that many denials anywhere in the kept history, not a run of them",
-			Apply:  withBreaker(breakerAnyDenial{})},
+		Mutant{Name: "semantic/rule-kind-ignored", Targets: []string{"PA-06", "PA-10"},
+			Breaks: "a policy rule's kind is ignored: a rule written for resource calls decides reads and interactive calls too",
+			Apply:  withPolicy(kindIgnored{})},
 		Mutant{Name: "semantic/breaker-window-one-short", Targets: []string{"PA-05"},
 			Breaks: "the window tier counts denials among the last window−1 decisions",
 			Apply:  withBreaker(breakerWindowShort{})},
@@ -57,21 +58,19 @@ func withPolicy(e plangate.Evaluator) func(loop.Parts) loop.Parts {
 	}
 }
 
-type breakerAnyDenial struct{ plangate.StandardBreaker }
+type kindIgnored struct{ plangate.Standard }
 
-func (breakerAnyDenial) Check(cfg *wire.CircuitBreaker, history []bool) (plangate.Trip, bool) {
-	if cfg != nil && cfg.Consecutive > 0 {
-		n := 0
-		for _, d := range history[max(0, len(history)-cfg.Consecutive-1):] {
-			if d {
-				n++
-			}
-		}
-		if n >= cfg.Consecutive {
-			return plangate.Trip{Tier: "consecutive", Denials: n}, true
-		}
+func (kindIgnored) Evaluate(rules []wire.PolicyRule, c plangate.Call) plangate.Verdict {
+	stripped := make([]wire.PolicyRule, len(rules))
+	for i, r := range rules {
+		r.Kind = ""
+		stripped[i] = r
 	}
-	return plangate.StandardBreaker{}.Check(cfg, history)
+	return plangate.Standard{}.Evaluate(stripped, c)
+}
+
+func (k kindIgnored) Precheck(rules []wire.PolicyRule, c plangate.Call) plangate.Verdict {
+	return precheck(k.Evaluate(rules, c))
 }
 
 type breakerWindowShort struct{ plangate.StandardBreaker }
