@@ -59,6 +59,17 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     And the tool "push" was never invoked
     And model request 2 holds a denial for the call to "push"
 
+  @PA-10 @must
+  Scenario: a rule naming the resource kind matches no read, which gets the default
+    Given a resource tool "write" from provider "fs"
+    And a data_source tool "search" from provider "web" declared safe with no key fields
+    And a policy rule "no-writes" that denies every resource call
+    And the model answers request 1 with calls write(path "a"), search(query "x")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the tool "search" was invoked 1 time
+    And the tool "write" was invoked 0 times
+
   @PA-02 @may
   Scenario Outline: two ask items of one plan are presented together and decided one by one (<first> first)
     Batching is optional; a kernel that declares plan.batched_ask puts both

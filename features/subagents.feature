@@ -190,6 +190,22 @@ Feature: Sub-agents, RunSession and the session tree
     Then no request of a "beta" sub-agent contains "ALPHA-SECRET"
     And no request of an "alpha" sub-agent contains "BETA-SECRET"
 
+  @SA-09 @must
+  Scenario: the parent and two siblings that make the same read each get their own session's answer
+    The search tool answers every call with a marker naming the session of
+    the call. All three sessions search for the same thing: a kernel that
+    caches reads by tool and input, or shares one result table across the
+    tree, hands the first session's answer to the others.
+    Given sub-agents may nest 1 deep with at most 1 running per parent
+    And a sub-agent profile "researcher" with tools "search"
+    And the tool "search" answers each session with a marker naming that session
+    And the model answers request 1 with call search(query "same")
+    And the model answers request 2 with calls spawn_agent(profile "researcher", prompt "Look it up"), spawn_agent(profile "researcher", prompt "Look it up too")
+    And "researcher" sub-agents answer request 1 with call search(query "same")
+    And "researcher" sub-agents answer request 2 with text "Found."
+    When the session runs
+    Then every session's model requests hold only their own session's "search" markers
+
   @SA-10 @must
   Scenario: a spawn's own larger depth, budget and providers do not override what the kernel computes
     Given sub-agents may nest 1 deep with at most 2 running per parent

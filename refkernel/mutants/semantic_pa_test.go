@@ -14,7 +14,7 @@ import (
 //   - off by one: the window tier looks at one decision fewer than window
 //     (PA-05);
 //   - a field ignored: a rule's kind, so a rule written for resources
-//     decides reads and interactive calls too (PA-06, PA-10);
+//     decides reads and interactive calls too (PA-10);
 //   - keyed by the wrong field: a rule matches on the tool's name alone,
 //     whichever provider the call is for (PA-01);
 //   - the wrong member of a group: the last matching rule decides, not the
@@ -23,7 +23,7 @@ import (
 //     ALWAYS one, so it reaches later sessions (PA-18).
 func init() {
 	register(
-		Mutant{Name: "semantic/rule-kind-ignored", Targets: []string{"PA-06", "PA-10"},
+		Mutant{Name: "semantic/rule-kind-ignored", Targets: []string{"PA-10"},
 			Breaks: "a policy rule's kind is ignored: a rule written for resource calls decides reads and interactive calls too",
 			Apply:  withPolicy(kindIgnored{})},
 		Mutant{Name: "semantic/breaker-window-one-short", Targets: []string{"PA-05"},

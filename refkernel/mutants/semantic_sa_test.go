@@ -1,6 +1,9 @@
 package mutants
 
 import (
+	"slices"
+	"sync"
+
 	"github.com/agentconform/conform/refkernel/loop"
 	"github.com/agentconform/conform/refkernel/subagent"
 	"github.com/agentconform/conform/spec/wire"
@@ -86,4 +89,54 @@ func (profileDepthReplaces) ChildDepth(parent int, prof wire.ChildProfile, hint 
 		parent = *prof.MaxDepth + 1
 	}
 	return subagent.Standard{}.ChildDepth(parent, prof, hint)
+}
+
+// State shared across sessions (issue 29): a read cache keyed by tool and
+// input, kept by the kernel rather than by the session, the way a loop
+// memoises data-source calls. A later session that makes the same read
+// gets the first session's answer: one session's tool result reaches
+// another. The fake tool's per-session markers show it (SA-09).
+func init() {
+	register(Mutant{Name: "semantic/read-cache-across-sessions", Targets: []string{"SA-09"},
+		Breaks: "data_source results are cached by tool and input for the whole kernel, so a session making the same read as another gets that session's answer",
+		Apply: func(p loop.Parts) loop.Parts {
+			c := &readCache{m: map[string]readCached{}}
+			steps := slices.Clone(p.Steps)
+			i := slices.IndexFunc(steps, func(s loop.Step) bool { return s.Name == loop.StepDataSources })
+			run := steps[i].Run
+			steps[i].Run = func(t *loop.Turn) error {
+				err := run(t)
+				c.apply(t)
+				return err
+			}
+			p.Steps = steps
+			return p
+		}})
+}
+
+type readCached struct {
+	session string
+	result  wire.ToolResult
+}
+
+type readCache struct {
+	mu sync.Mutex
+	m  map[string]readCached
+}
+
+func (c *readCache) apply(t *loop.Turn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, call := range t.ToolCalls() {
+		if call.Kind() != wire.KindDataSource || !call.Executed || call.Result == nil || call.Result.IsError {
+			continue
+		}
+		key := call.Use.Name + "\x00" + string(call.Use.Input)
+		if hit, ok := c.m[key]; ok && hit.session != t.Session.ID() {
+			r := hit.result
+			call.Result = &r
+			continue
+		}
+		c.m[key] = readCached{session: t.Session.ID(), result: *call.Result}
+	}
 }
