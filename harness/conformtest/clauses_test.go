@@ -46,7 +46,6 @@ var knownGaps = []string{
 	"TA-21.subtype",
 	"TA-26.limit-path",
 	"TA-30.no-parallel-model",
-	"TA-31.call-context",
 }
 
 // TestClauseMapSchema holds the embedded clause map to its JSON Schema.

@@ -2,6 +2,7 @@ package mutants
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -177,4 +178,30 @@ func (d rootLifecycleOnly) Dispatch(ctx context.Context, env hooks.Env, req hook
 		return hooks.Outcome{Payload: req.Payload}, nil
 	}
 	return d.Dispatcher.Dispatch(ctx, env, req)
+}
+
+// Keyed by the wrong session (issue 29): a child's reads are dispatched
+// with its parent's session_id in their call_context, the way a loop that
+// runs a sub-agent's tools through the parent's tool runner does. The
+// child's model requests still carry its own id, so nothing else breaks;
+// only a check of the invokes in a tree sees it (TA-31.call-context, tree
+// side).
+func init() {
+	register(Mutant{Name: "semantic/child-invokes-as-parent", Targets: []string{"TA-31"},
+		Breaks: "a child session's data_source invokes carry its parent's session_id in their call_context",
+		Apply: func(p loop.Parts) loop.Parts {
+			steps := slices.Clone(p.Steps)
+			i := slices.IndexFunc(steps, func(s loop.Step) bool { return s.Name == loop.StepDataSources })
+			run := steps[i].Run
+			steps[i].Run = func(t *loop.Turn) error {
+				own := t.CallContext.SessionID
+				if j := strings.LastIndex(own, "/"); j > 0 {
+					t.CallContext.SessionID = own[:j] // the reference names a child parent/cN
+					defer func() { t.CallContext.SessionID = own }()
+				}
+				return run(t)
+			}
+			p.Steps = steps
+			return p
+		}})
 }
