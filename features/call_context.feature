@@ -33,7 +33,7 @@ Feature: Call context and what the kernel keeps out of persisted state
     And the final-answer turn carried a turn_id of its own
 
   @TA-31 @must
-  Scenario: in a session tree, every invoke carries the call_context of the session and turn that asked for it
+  Scenario: in a session tree, every invoke of the root, a child and a grandchild carries the call_context of the session and turn that asked for it
     A child's and a grandchild's calls run through the same host as the
     root's; a kernel that sends them with the parent's call_context, or the
     root's, is caught here. Where a call comes from is read from the log:

@@ -206,6 +206,21 @@ Feature: Sub-agents, RunSession and the session tree
     When the session runs
     Then every session's model requests hold only their own session's "search" markers
 
+  @PA-03 @must
+  Scenario: a child's call that the policy denies never runs, and the child's model is told who denied it
+    The policy is the session config's, and a child's calls go through the
+    same gate as the root's; a kernel that gates the top-level agent only
+    runs the child's call.
+    Given a resource tool "delete" from provider "fs"
+    And a policy rule "no-deletes" that denies "delete"
+    And sub-agents may nest 1 deep with at most 2 running per parent
+    And a sub-agent profile "cleaner" with tools "delete"
+    And the model answers request 1 with call spawn_agent(profile "cleaner", prompt "Clean up")
+    And "cleaner" sub-agents answer request 1 with call delete(path "old.txt")
+    And "cleaner" sub-agents answer request 2 with text "Could not delete."
+    When the session runs
+    Then the "cleaner" child's call to "delete" never ran and its next model request holds a denial naming "no-deletes"
+
   @SA-10 @must
   Scenario: a spawn's own larger depth, budget and providers do not override what the kernel computes
     Given sub-agents may nest 1 deep with at most 2 running per parent

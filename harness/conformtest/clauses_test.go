@@ -29,7 +29,6 @@ var knownGaps = []string{
 	"ER-02.per-call",
 	"HD-01.order",
 	"HD-13.parallel-siblings",
-	"PA-03.denial-result",
 	"SA-08.middle",
 	"SA-10.parent",
 	"SA-16.live-tree",

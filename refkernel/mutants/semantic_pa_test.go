@@ -1,6 +1,7 @@
 package mutants
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/agentconform/conform/refkernel/loop"
@@ -132,4 +133,31 @@ func (sessionAsAlways) Lifetime(scope string, persist bool) plangate.Lifetime {
 		return plangate.LifetimeAlways
 	}
 	return plangate.StandardAnswers{}.Lifetime(scope, persist)
+}
+
+// State kept for the root only (issue 29): the policy gate is attached to
+// the top-level agent, so a child's resource calls run as its profile
+// lists them, undecided. Only a denial in a child shows it (PA-03, tree
+// side).
+func init() {
+	register(Mutant{Name: "semantic/policy-for-root-only", Targets: []string{"PA-03"},
+		Breaks: "a child session's resource calls skip the policy gate and run",
+		Apply: func(p loop.Parts) loop.Parts {
+			steps := slices.Clone(p.Steps)
+			i := slices.IndexFunc(steps, func(s loop.Step) bool { return s.Name == loop.StepPlanReady })
+			run := steps[i].Run
+			steps[i].Run = func(t *loop.Turn) error {
+				if !strings.Contains(t.Session.ID(), "/") { // the reference names a child parent/cN
+					return run(t)
+				}
+				for _, c := range t.ToolCalls() {
+					if c.Kind() == wire.KindResource && c.Result == nil {
+						c.Allowed = true
+					}
+				}
+				return nil
+			}
+			p.Steps = steps
+			return p
+		}})
 }
