@@ -221,6 +221,26 @@ Feature: Sub-agents, RunSession and the session tree
     When the session runs
     Then the "cleaner" child's call to "delete" never ran and its next model request holds a denial naming "no-deletes"
 
+  @HD-01 @must
+  Scenario: a child's and a grandchild's hook chains keep the declared order too
+    Hooks are declared once in the session config and dispatched in every
+    session of the tree.
+    Given these hook subscribers at "pre-model-call", in this order:
+      | subscriber | mode      | behaviour   |
+      | T1         | transform | appends "A" |
+      | O1         | observe   |             |
+      | T2         | transform | appends "B" |
+      | O2         | observe   |             |
+    And sub-agents may nest 2 deep with at most 2 running per parent
+    And a sub-agent profile "planner" with tools "spawn_agent"
+    And a sub-agent profile "leaf" with no tools
+    And the model answers request 1 with call spawn_agent(profile "planner", prompt "Plan it")
+    And "planner" sub-agents answer request 1 with call spawn_agent(profile "leaf", prompt "Go")
+    When the session runs
+    Then the subscribers at "pre-model-call" were dispatched in this order: "T1", "O1", "T2", "O2"
+    And the subscribers at "pre-model-call" of the "planner" child were dispatched in this order: "T1", "O1", "T2", "O2"
+    And the subscribers at "pre-model-call" of the "leaf" grandchild were dispatched in this order: "T1", "O1", "T2", "O2"
+
   @SA-10 @must
   Scenario: a spawn's own larger depth, budget and providers do not override what the kernel computes
     Given sub-agents may nest 1 deep with at most 2 running per parent

@@ -27,7 +27,6 @@ var knownGaps = []string{
 	"ER-01.backoff",
 	"ER-01.retry-after-headers",
 	"ER-02.per-call",
-	"HD-01.order",
 	"HD-13.parallel-siblings",
 	"SA-08.middle",
 	"SA-10.parent",

@@ -3,6 +3,7 @@ package steps
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/cucumber/godog"
 
@@ -10,13 +11,16 @@ import (
 	"github.com/agentconform/conform/spec/wire"
 )
 
-// PA-03 in a child session (issue 29): a child's resource calls go through
+// Per-session clauses checked in a session tree (issue 29).
+//
+// PA-03 in a child session: a child's resource calls go through
 // the same gate as the root's. A kernel that attaches its policy to the
 // top-level agent only runs a child's denied call. What the child's model
 // asked for and what ran are read from the log.
 
 func init() {
 	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+		sc.Step(stepRE(`^the subscribers at "([^"]+)" of the "([^"]+)" (child|grandchild) were dispatched in this order: (.+)$`), s.proves(s.childHookOrder, "HD-01"))
 		sc.Step(stepRE(`^the "([^"]+)" (child|grandchild)'s call to "([^"]+)" never ran and its next model request holds a denial naming "([^"]+)"$`), s.proves(s.childDenial, "PA-03"))
 	})
 }
@@ -78,6 +82,33 @@ func (s *Scenario) childDenial(profile, rel, tool, decider string) error {
 			return fmt.Errorf("the %q %s's (%s) model request after its call %s to %q holds no tool_result for it", profile, rel, id, call, tool)
 		case !containsWord(found.Content, decider):
 			return fmt.Errorf("the denial of the %q %s's (%s) call %s to %q says %q, which does not name %q", profile, rel, id, call, tool, found.Content, decider)
+		}
+	}
+	return nil
+}
+
+// HD-01 in a child or grandchild (issue 29): hooks are declared once in
+// the session config and dispatched in every session of the tree; a
+// child's chain keeps the declared order as the root's does.
+func (s *Scenario) childHookOrder(point, profile, rel, list string) error {
+	id, _, err := s.saOne(profile, rel)
+	if err != nil {
+		return err
+	}
+	want := quotedList(list)
+	var chains [][]calllog.Entry
+	for _, c := range HookChains(s.saRequests(id, "")) {
+		if hookParams(c[0]).Point == point {
+			chains = append(chains, c)
+		}
+	}
+	if len(chains) == 0 {
+		return fmt.Errorf("expected dispatches at %q in the %q %s (%s), the kernel sent none", point, profile, rel, id)
+	}
+	for i, c := range chains {
+		if got := hookChainIDs(c); !s.hookSameOrder(point, want, got) {
+			return fmt.Errorf("expected the %q %s's (%s) chain at %q to visit %s in that order; chain %d (from request #%d) visited %s",
+				profile, rel, id, point, strings.Join(want, ", "), i+1, c[0].Seq, strings.Join(got, ", "))
 		}
 	}
 	return nil

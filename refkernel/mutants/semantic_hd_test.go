@@ -1,6 +1,9 @@
 package mutants
 
 import (
+	"context"
+	"strings"
+
 	"github.com/agentconform/conform/refkernel/hooks"
 	"github.com/agentconform/conform/refkernel/loop"
 )
@@ -42,4 +45,23 @@ func withChain(c hooks.Dispatcher) func(loop.Parts) loop.Parts {
 		p.Hooks = c
 		return p
 	}
+}
+
+// State kept for the root only (issue 29): a child session's chains are
+// dispatched by a simpler dispatcher that groups subscribers by mode, the
+// way a loop that builds a sub-agent's hook runner separately does. Only
+// a chain checked in a child shows it (HD-01, tree side).
+func init() {
+	register(Mutant{Name: "semantic/child-chains-grouped-by-mode", Targets: []string{"HD-01"},
+		Breaks: "in child and grandchild sessions the subscribers of a point are dispatched grouped by mode (transforms, vetoes, observers), not in declaration order",
+		Apply:  withChain(childGrouped{})})
+}
+
+type childGrouped struct{ hooks.Standard }
+
+func (d childGrouped) Dispatch(ctx context.Context, env hooks.Env, req hooks.Request) (hooks.Outcome, error) {
+	if strings.Contains(req.CallContext.SessionID, "/") { // the reference names a child parent/cN
+		return chain{groupByMode: true}.Dispatch(ctx, env, req)
+	}
+	return d.Standard.Dispatch(ctx, env, req)
 }
