@@ -241,6 +241,22 @@ Feature: Sub-agents, RunSession and the session tree
     And the subscribers at "pre-model-call" of the "planner" child were dispatched in this order: "T1", "O1", "T2", "O2"
     And the subscribers at "pre-model-call" of the "leaf" grandchild were dispatched in this order: "T1", "O1", "T2", "O2"
 
+  @TA-10 @must
+  Scenario: a reply without tool calls ends a child at its first reply and a grandchild after a tool turn
+    Done detection is the same in every session of the tree.
+    Given sub-agents may nest 2 deep with at most 2 running per parent
+    And a sub-agent profile "planner" with tools "spawn_agent" and "search"
+    And a sub-agent profile "leaf" with tools "search"
+    And an observe subscriber "tools" at "pre-tool-call"
+    And the model answers request 1 with call spawn_agent(profile "planner", prompt "Plan it")
+    And "planner" sub-agents answer request 1 with call spawn_agent(profile "leaf", prompt "Go")
+    And "planner" sub-agents answer request 2 with text "Planned."
+    And "leaf" sub-agents answer request 1 with call search(query "x")
+    And "leaf" sub-agents answer request 2 with text "Found."
+    When the session runs
+    Then the "planner" child ended completed with its model request 2, whose reply had no tool call
+    And the "leaf" grandchild ended completed with its model request 2, whose reply had no tool call
+
   @SA-10 @must
   Scenario: a spawn's own larger depth, budget and providers do not override what the kernel computes
     Given sub-agents may nest 1 deep with at most 2 running per parent

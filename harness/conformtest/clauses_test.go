@@ -37,7 +37,6 @@ var knownGaps = []string{
 	"TA-04.wall-clock",
 	"TA-06.session-total",
 	"TA-08.one-final-turn",
-	"TA-10.implicit-done",
 	"TA-11.terminal-tool",
 	"TA-12.identity",
 	"TA-19.two-at-once",

@@ -21,6 +21,7 @@ import (
 func init() {
 	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
 		sc.Step(stepRE(`^the subscribers at "([^"]+)" of the "([^"]+)" (child|grandchild) were dispatched in this order: (.+)$`), s.proves(s.childHookOrder, "HD-01"))
+		sc.Step(stepRE(`^the "([^"]+)" (child|grandchild) ended completed with its model request (\d+), whose reply had no tool call$`), s.proves(s.childImplicitDone, "TA-10"))
 		sc.Step(stepRE(`^the "([^"]+)" (child|grandchild)'s call to "([^"]+)" never ran and its next model request holds a denial naming "([^"]+)"$`), s.proves(s.childDenial, "PA-03"))
 	})
 }
@@ -110,6 +111,38 @@ func (s *Scenario) childHookOrder(point, profile, rel, list string) error {
 			return fmt.Errorf("expected the %q %s's (%s) chain at %q to visit %s in that order; chain %d (from request #%d) visited %s",
 				profile, rel, id, point, strings.Join(want, ", "), i+1, c[0].Seq, strings.Join(got, ", "))
 		}
+	}
+	return nil
+}
+
+// TA-10 in a child or grandchild (issue 29): a reply without tool_use ends
+// the session that got it, a child's too: the child sends no further model
+// request and dispatches no tool-phase hook, and its end row says
+// completed. Read from the log and the rows.
+func (s *Scenario) childImplicitDone(profile, rel string, n int) error {
+	id, t, err := s.saOne(profile, rel)
+	if err != nil {
+		return err
+	}
+	if n < 1 {
+		return scenarioDefect("model requests are counted from 1")
+	}
+	models := s.saRequests(id, wire.MethodModelStream)
+	if got := len(models); got != n {
+		return fmt.Errorf("the %q %s (%s) sent %d model requests; its reply %d had no tool call and should have ended it there", profile, rel, id, got, n)
+	}
+	last := models[n-1].Seq
+	for _, e := range s.saRequests(id, wire.MethodHookDispatch) {
+		if e.Seq < last {
+			continue // the tool turns before the final reply
+		}
+		switch p := hookParams(e).Point; p {
+		case wire.PointPreToolCall, wire.PointPlanReady, wire.PointPostToolCall, wire.PointPostApply:
+			return fmt.Errorf("the %q %s (%s) dispatched %q (#%d) after a reply without tool calls", profile, rel, id, p, e.Seq)
+		}
+	}
+	if st := t.end[id].Status; st != wire.StatusCompleted {
+		return fmt.Errorf("the %q %s (%s) ended %q; a reply without tool calls ends it completed", profile, rel, id, st)
 	}
 	return nil
 }
