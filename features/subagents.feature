@@ -242,7 +242,7 @@ Feature: Sub-agents, RunSession and the session tree
     And the subscribers at "pre-model-call" of the "leaf" grandchild were dispatched in this order: "T1", "O1", "T2", "O2"
 
   @TA-10 @must
-  Scenario: a reply without tool calls ends a child at its first reply and a grandchild after a tool turn
+  Scenario: a reply without tool calls ends a child and a grandchild after their tool turns
     Done detection is the same in every session of the tree.
     Given sub-agents may nest 2 deep with at most 2 running per parent
     And a sub-agent profile "planner" with tools "spawn_agent" and "search"
