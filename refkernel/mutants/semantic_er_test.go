@@ -58,7 +58,9 @@ func (jitteredAfter) Decide(cfg *wire.Retry, e wire.ModelError, s retry.State) r
 	if e.RetryAfterMS != nil {
 		n = max(n, time.Duration(*e.RetryAfterMS)*time.Millisecond)
 	}
-	d.Delay = retry.Backoff{}.Delay(retry.Settings{Base: n, Factor: 1}, 1, nil)
+	// The largest jitter draw, so that the kill does not depend on the
+	// draw: the delay is half the retry-after.
+	d.Delay = retry.Backoff{Rand: func() float64 { return 0.999 }}.Delay(retry.Settings{Base: n, Factor: 1}, 1, nil)
 	return d
 }
 
