@@ -32,6 +32,25 @@ Feature: Call context and what the kernel keeps out of persisted state
     Then every model request and tool invoke carried the session's call_context
     And the final-answer turn carried a turn_id of its own
 
+  @TA-31 @must
+  Scenario: in a session tree, every invoke of the root, a child and a grandchild carries the call_context of the session and turn that asked for it
+    A child's and a grandchild's calls run through the same host as the
+    root's; a kernel that sends them with the parent's call_context, or the
+    root's, is caught here. Where a call comes from is read from the log:
+    the model reply that asked for it.
+    Given a spawn-capable tool "spawn_agent" from provider "agents"
+    And a policy rule "allow-spawn" that allows "spawn_agent"
+    And sub-agents may nest 2 deep with at most 2 running per parent
+    And a sub-agent profile "planner" with tools "spawn_agent" and "read"
+    And a sub-agent profile "reader" with tools "read"
+    And the model answers request 1 with call read(path "root")
+    And the model answers request 2 with call spawn_agent(profile "planner", prompt "Plan it")
+    And "planner" sub-agents answer request 1 with call read(path "child")
+    And "planner" sub-agents answer request 2 with call spawn_agent(profile "reader", prompt "Read it")
+    And "reader" sub-agents answer request 1 with call read(path "grandchild")
+    When the session runs
+    Then every tool invoke of every session of the tree carried the call_context of the session and turn whose reply asked for it
+
   @TA-32 @must
   Scenario: no trace or span id leaks into events, cost reports, session rows or plan items
     Given telemetry is on

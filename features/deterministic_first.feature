@@ -145,6 +145,20 @@ Feature: Deterministic-first profile
     And the user was asked to confirm "transfer" before it ran
     And the tool "transfer" was invoked 1 time
 
+  @DF-05 @seed
+  Scenario: every call that needs confirmation is asked about, not only the first of its tool
+    Given a resource tool "transfer" from provider "bank"
+    And a policy rule "transfers-ok" that allows "transfer"
+    And the tool "transfer" needs the user's confirmation
+    And the user answers yes when asked to confirm "transfer"
+    And the model answers request 1 with call transfer(amount 500)
+    And the model answers request 2 with call transfer(amount 700)
+    And the model answers request 3 with text "Transferred twice."
+    When the session runs
+    Then the session ends with status "completed"
+    And the user was asked to confirm "transfer" 2 times
+    And the tool "transfer" was invoked 2 times
+
   @DF-06 @seed
   Scenario: only eligible skills are offered, and a switch to another one is refused
     Given a data_source tool "verify" from provider "bank"
@@ -207,6 +221,23 @@ Feature: Deterministic-first profile
     When the session runs
     Then the session ends with status "cancelled"
     And the run's memory holds draft "v1"
+
+  @DF-02 @DF-08 @seed
+  Scenario: a new session starts from its own initial memory, not from what another session's run left
+    Both sessions have the same configuration; only the first one's run
+    wrote "verified". A kernel that keeps the profile's state per
+    configuration, not per session, opens the second session's gate.
+    Given a data_source tool "verify" from provider "bank"
+    And a resource tool "refund" from provider "bank"
+    And a policy rule "refunds-ok" that allows "refund"
+    And the tool "refund" is gated on "verified"
+    And the tool "verify" writes verified true to memory as it runs
+    And the model answers request 1 with call verify(customer "c-1")
+    And the model answers request 2 with text "Verified."
+    When the session runs
+    Then model request 2 offered the tool "refund"
+    When a second session runs under the same profile
+    Then the second session's model request 1 did not offer the tool "refund"
 
   @DF-09 @seed
   Scenario: a block's tool cancelled mid-call leaves no record and runs again on the next message

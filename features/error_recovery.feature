@@ -84,6 +84,17 @@ Feature: Error recovery
     And model requests 1 to 2 are the same request with attempts counting up
     And model request 2 came at least 300 ms after the answer to model request 1
 
+  @ER-01 @must
+  Scenario: a long retry-after is honoured in full, whatever the jitter draws
+    A loop that applies its jitter after taking the retry-after into
+    account retries up to half of it early: a second here, far beyond any
+    scheduling delay.
+    Given retry settings of base 20 ms, factor 2 and 3 retries per call
+    And the model fails request 1 with "rate_limited" and a retry-after of 2000 ms
+    And the model answers request 2 with text "Recovered."
+    When the session runs
+    Then model request 2 came at least 2000 ms after the answer to model request 1
+
   @ER-02 @must
   Scenario: retries of one call stop at max_retries and the turn fails
     Given retry settings of base 10 ms, factor 2 and 3 retries per call
@@ -139,6 +150,22 @@ Feature: Error recovery
       | auth_error              |
       | invalid_request         |
       | context_length_exceeded |
+
+  @ER-03 @must
+  Scenario Outline: <category> is never resent as it is, even when the provider marks it retryable
+    The provider's retryable flag is a hint; the category decides. A loop
+    that retries whatever the provider marks retryable resends it.
+    Given retry settings of base 10 ms, factor 2 and 3 retries per call
+    And the context provider contributes the same text every turn and cannot shrink it
+    And the model fails request 1 with "<category>" that the provider marks retryable
+    And the model answers request 2 with text "Recovered."
+    When the session runs
+    Then no model request repeated failed model request 1
+
+    Examples:
+      | category        |
+      | auth_error      |
+      | invalid_request |
 
   @ER-04 @should
   Scenario Outline: a crashed <kind> call becomes an error result and the session goes on

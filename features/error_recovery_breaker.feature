@@ -53,6 +53,22 @@ Feature: Error recovery: when crashes trip the circuit breaker
       | xray     |
 
   @ER-10 @should
+  Scenario: with both tiers set, the in-a-row threshold trips before the window's
+    Two crashes in a row reach the consecutive threshold while the window
+    tier still needs four: a kernel that reads the window's threshold
+    whenever one is set trips two turns late.
+    Given a data_source tool "probe" from provider "sensors" declared safe with no key fields
+    And the tool "probe" crashes on calls whose target starts with "crash"
+    And the circuit breaker is set to trip after 2 in a row or 4 among the last 8 decisions
+    And the model answers request 1 with call probe(target "crash-1")
+    And the model answers request 2 with call probe(target "crash-2")
+    And the model answers request 3 with call probe(target "crash-3")
+    And the model answers request 4 with call probe(target "crash-4")
+    And the model answers request 5 with text "Done."
+    When the session runs
+    Then the circuit breaker tripped right after turn 2, naming provider "sensors"
+
+  @ER-10 @should
   Scenario: a threshold of one crash trips at the first crash, not before it
     Given a data_source tool "probe" from provider "sensors" declared safe with no key fields
     And the tool "probe" crashes on calls whose target starts with "crash"

@@ -75,6 +75,32 @@ Feature: Hook subscriber failures
       | crashes   | PROCESS_CRASHED  |
       | hangs     | TIMEOUT          |
 
+  @HD-03 @HD-14 @must
+  Scenario Outline: a failing transform in the middle of a chain at <point> aborts it, and the hook_error names the middle one
+    The failing transform is neither the first subscriber of the point nor
+    at pre-model-call: a kernel that names the chain's first subscriber, or
+    aborts only at pre-model-call, is caught here.
+
+    Given a data_source tool "probe" from provider "sensors" declared safe with no key fields
+    And these hook subscribers at "<point>", in this order:
+      | subscriber | mode      | behaviour | timeout ms |
+      | T1         | transform |           |            |
+      | T2         | transform | fails     | 1000       |
+      | O3         | observe   |           |            |
+    And the model answers request 1 with call probe(target "boiler")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then hook subscriber "O3" was never dispatched
+    And a hook_error event from "T2" with point "<point>", mode "transform" and category "TRANSFORM_FAILED" was reported
+    And the hook_error event of "T2" names it as its producer and subscriber
+    And the turn did not go on after the dispatch to "T2"
+    And the session ended with the status the kernel declares for an aborted transform
+
+    Examples:
+      | point               |
+      | post-model-response |
+      | pre-tool-call       |
+
   @HD-10 @HD-14 @must
   Scenario Outline: a transform's unfit answer is an INVALID_RESPONSE that aborts the chain (the transform <behaviour>)
     Given these hook subscribers at "pre-model-call", in this order:

@@ -37,6 +37,39 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     And model request 2 holds a denial for the call to "post"
     And model request 2 holds a denial for the call to "push"
 
+  @PA-01 @must
+  Scenario: the first rule that matches a call decides it, and a rule naming a provider matches only that provider's calls
+    The rule for "push" names another provider, so it matches no call of
+    this session; "put-ok" matches "put" before the catch-all deny does. A
+    kernel that matches rules by tool name alone, or lets the last matching
+    rule win, decides these two calls the other way round.
+    Given a resource tool "put" from provider "alpha"
+    And a resource tool "push" from provider "gamma"
+    And a policy rule "push-ok-elsewhere" that allows "push" of provider "beta"
+    And a policy rule "put-ok" that allows "put"
+    And a policy rule "no" that denies every call
+    And the model answers request 1 with calls put(path "a"), push(path "c")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the plan_item rows of turn 1 record these decisions:
+      | tool | decision |
+      | put  | allow    |
+      | push | deny     |
+    And the tool "put" was invoked 1 time
+    And the tool "push" was never invoked
+    And model request 2 holds a denial for the call to "push"
+
+  @PA-10 @must
+  Scenario: a rule naming the resource kind matches no read, which gets the default
+    Given a resource tool "write" from provider "fs"
+    And a data_source tool "search" from provider "web" declared safe with no key fields
+    And a policy rule "no-writes" that denies every resource call
+    And the model answers request 1 with calls write(path "a"), search(query "x")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the tool "search" was invoked 1 time
+    And the tool "write" was invoked 0 times
+
   @PA-02 @may
   Scenario Outline: two ask items of one plan are presented together and decided one by one (<first> first)
     Batching is optional; a kernel that declares plan.batched_ask puts both
@@ -450,6 +483,24 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
       | answer | runs |
       | ALLOW  | 3    |
       | DENY   | 0    |
+
+  @PA-18 @must
+  Scenario: with a writable policy store, an ALLOW for the session still ends with its session
+    A kernel that keeps SESSION answers with the ones it persists hands one
+    session's answer to the next session of the profile.
+    Given a resource tool "save" from provider "store"
+    And a policy rule "ask-save" that asks for "save"
+    And the kernel has a writable policy store
+    And the session uses a profile of its own
+    And the frontend answers permission for "save" with ALLOW and scope SESSION
+    And the model answers request 1 with calls save(key "1")
+    And the model answers request 2 with calls save(key "2")
+    And the model answers request 3 with text "Done."
+    When the session runs
+    Then the frontend was asked about "save" 1 time
+    When a second session runs under the same profile
+    Then the second session asked the frontend about "save" 1 time
+    And the tool "save" was invoked 2 times in the second session
 
   @PA-18 @must
   Scenario: a verdict for the session covers its own tool only, and a ONCE answer only its own item

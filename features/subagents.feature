@@ -26,6 +26,24 @@ Feature: Sub-agents, RunSession and the session tree
     And no request of a "researcher" sub-agent contains "PARENT-MARK-2"
     And the session ends with status "completed"
 
+  @SA-01 @must
+  Scenario: a grandchild starts from its prompt alone, with nothing of its parent's or the root's history
+    The middle session's history holds its own prompt and a search result;
+    a kernel that forks history for nested sessions only is caught here.
+    Given sub-agents may nest 2 deep with at most 2 running per parent
+    And a sub-agent profile "planner" with tools "spawn_agent" and "search"
+    And a sub-agent profile "researcher" with tools "search"
+    And the user's prompt mentions "PARENT-MARK-1"
+    And the model answers request 1 with call spawn_agent(profile "planner", prompt "Plan it with CHILD-MARK-1")
+    And "planner" sub-agents answer request 1 with call search(query "CHILD-MARK-2")
+    And "planner" sub-agents answer request 2 with call spawn_agent(profile "researcher", prompt "Find the owner of a.txt")
+    When the session runs
+    Then the "researcher" grandchild's first model request holds only its prompt
+    And no request of a "researcher" sub-agent contains "PARENT-MARK-1"
+    And no request of a "researcher" sub-agent contains "CHILD-MARK-1"
+    And no request of a "researcher" sub-agent contains "CHILD-MARK-2"
+    And the session ends with status "completed"
+
   @SA-02 @may
   Scenario: a profile that opts in starts its child with the parent's history, others still start fresh
     Given sub-agents may nest 1 deep with at most 2 running per parent
@@ -171,6 +189,73 @@ Feature: Sub-agents, RunSession and the session tree
     When the session runs
     Then no request of a "beta" sub-agent contains "ALPHA-SECRET"
     And no request of an "alpha" sub-agent contains "BETA-SECRET"
+
+  @SA-09 @must
+  Scenario: the parent and two siblings that make the same read each get their own session's answer
+    The search tool answers every call with a marker naming the session of
+    the call. All three sessions search for the same thing: a kernel that
+    caches reads by tool and input, or shares one result table across the
+    tree, hands the first session's answer to the others.
+    Given sub-agents may nest 1 deep with at most 1 running per parent
+    And a sub-agent profile "researcher" with tools "search"
+    And the tool "search" answers each session with a marker naming that session
+    And the model answers request 1 with call search(query "same")
+    And the model answers request 2 with calls spawn_agent(profile "researcher", prompt "Look it up"), spawn_agent(profile "researcher", prompt "Look it up too")
+    And "researcher" sub-agents answer request 1 with call search(query "same")
+    And "researcher" sub-agents answer request 2 with text "Found."
+    When the session runs
+    Then every session's model requests hold only their own session's "search" markers
+
+  @PA-03 @must
+  Scenario: a child's call that the policy denies never runs, and the child's model is told who denied it
+    The policy is the session config's, and a child's calls go through the
+    same gate as the root's; a kernel that gates the top-level agent only
+    runs the child's call.
+    Given a resource tool "delete" from provider "fs"
+    And a policy rule "no-deletes" that denies "delete"
+    And sub-agents may nest 1 deep with at most 2 running per parent
+    And a sub-agent profile "cleaner" with tools "delete"
+    And the model answers request 1 with call spawn_agent(profile "cleaner", prompt "Clean up")
+    And "cleaner" sub-agents answer request 1 with call delete(path "old.txt")
+    And "cleaner" sub-agents answer request 2 with text "Could not delete."
+    When the session runs
+    Then the "cleaner" child's call to "delete" never ran and its next model request holds a denial naming "no-deletes"
+
+  @HD-01 @must
+  Scenario: a child's and a grandchild's hook chains keep the declared order too
+    Hooks are declared once in the session config and dispatched in every
+    session of the tree.
+    Given these hook subscribers at "pre-model-call", in this order:
+      | subscriber | mode      | behaviour   |
+      | T1         | transform | appends "A" |
+      | O1         | observe   |             |
+      | T2         | transform | appends "B" |
+      | O2         | observe   |             |
+    And sub-agents may nest 2 deep with at most 2 running per parent
+    And a sub-agent profile "planner" with tools "spawn_agent"
+    And a sub-agent profile "leaf" with no tools
+    And the model answers request 1 with call spawn_agent(profile "planner", prompt "Plan it")
+    And "planner" sub-agents answer request 1 with call spawn_agent(profile "leaf", prompt "Go")
+    When the session runs
+    Then the subscribers at "pre-model-call" were dispatched in this order: "T1", "O1", "T2", "O2"
+    And the subscribers at "pre-model-call" of the "planner" child were dispatched in this order: "T1", "O1", "T2", "O2"
+    And the subscribers at "pre-model-call" of the "leaf" grandchild were dispatched in this order: "T1", "O1", "T2", "O2"
+
+  @TA-10 @must
+  Scenario: a reply without tool calls ends a child and a grandchild after their tool turns
+    Done detection is the same in every session of the tree.
+    Given sub-agents may nest 2 deep with at most 2 running per parent
+    And a sub-agent profile "planner" with tools "spawn_agent" and "search"
+    And a sub-agent profile "leaf" with tools "search"
+    And an observe subscriber "tools" at "pre-tool-call"
+    And the model answers request 1 with call spawn_agent(profile "planner", prompt "Plan it")
+    And "planner" sub-agents answer request 1 with call spawn_agent(profile "leaf", prompt "Go")
+    And "planner" sub-agents answer request 2 with text "Planned."
+    And "leaf" sub-agents answer request 1 with call search(query "x")
+    And "leaf" sub-agents answer request 2 with text "Found."
+    When the session runs
+    Then the "planner" child ended completed with its model request 2, whose reply had no tool call
+    And the "leaf" grandchild ended completed with its model request 2, whose reply had no tool call
 
   @SA-10 @must
   Scenario: a spawn's own larger depth, budget and providers do not override what the kernel computes

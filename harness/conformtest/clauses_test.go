@@ -27,10 +27,7 @@ var knownGaps = []string{
 	"ER-01.backoff",
 	"ER-01.retry-after-headers",
 	"ER-02.per-call",
-	"HD-01.order",
 	"HD-13.parallel-siblings",
-	"PA-03.denial-result",
-	"SA-01.grandchild",
 	"SA-08.middle",
 	"SA-10.parent",
 	"SA-16.live-tree",
@@ -40,14 +37,12 @@ var knownGaps = []string{
 	"TA-04.wall-clock",
 	"TA-06.session-total",
 	"TA-08.one-final-turn",
-	"TA-10.implicit-done",
 	"TA-11.terminal-tool",
 	"TA-12.identity",
 	"TA-19.two-at-once",
 	"TA-21.subtype",
 	"TA-26.limit-path",
 	"TA-30.no-parallel-model",
-	"TA-31.call-context",
 }
 
 // TestClauseMapSchema holds the embedded clause map to its JSON Schema.

@@ -23,6 +23,7 @@ func init() {
 		sc.Step(stepRE(`^every model request and tool invoke carried the session's call_context$`), s.proves(s.callContextPresent, "TA-31"))
 		sc.Step(stepRE(`^the turn_id stayed the same within each turn and changed from turn to turn$`), s.proves(s.turnIDsPerTurn, "TA-31"))
 		sc.Step(stepRE(`^the final-answer turn carried a turn_id of its own$`), s.proves(s.finalTurnID, "TA-31"))
+		sc.Step(stepRE(`^every tool invoke of every session of the tree carried the call_context of the session and turn whose reply asked for it$`), s.proves(s.treeCallContexts, "TA-31"))
 		sc.Step(stepRE(`^no trace or span id appears in any event, cost report, session row or plan item$`), s.proves(s.noTraceIDsPersisted, "TA-32"))
 	})
 }

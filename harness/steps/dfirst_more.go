@@ -13,6 +13,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/agentconform/conform/fakes"
+	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/internal/jsonrpc"
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -69,7 +70,8 @@ func dfMoreSteps(d *dfArea, s *Scenario, sc *godog.ScenarioContext) {
 	sc.Step(stepRE(`^model request (\d+) holds the action "([^"]*)" as an assistant message$`), s.proves(d.holdsAction, "DF-01"))
 	sc.Step(stepRE(`^model request (\d+) holds a refusal for the call to "([^"]+)"$`), s.proves(d.holdsRefusal, "DF-03"))
 	sc.Step(stepRE(`^the step's call to "([^"]+)" went to provider "([^"]+)" as attempt 1 with input (.+)$`), s.proves(d.stepCall, "DF-01"))
-	sc.Step(stepRE(`^the user was asked to confirm "([^"]+)" (\d+) times?$`), s.proves(d.confirmsAsked, "DF-09"))
+	sc.Step(stepRE(`^the user was asked to confirm "([^"]+)" (\d+) times?$`), s.proves(d.confirmsAsked, "DF-05", "DF-09"))
+	sc.Step(stepRE(`^the second session's model request (\d+) did not offer the tool "([^"]+)"$`), s.proves(d.secondNotOffered, "DF-08"))
 }
 
 // gateTable reads | tool | requires | open or closed |: each row adds one
@@ -418,6 +420,34 @@ func (d *dfArea) confirmsAsked(tool string, n int) error {
 	}
 	if asks != n {
 		return fmt.Errorf("expected the user to be asked %d times to confirm %q (frontend/confirm), the kernel asked %d times", n, tool, asks)
+	}
+	return nil
+}
+
+// secondNotOffered (DF-08, issue 29): a second session of the same
+// configuration starts from its own initial memory, so a gate that only
+// the first session's run opened is closed at its first request. A kernel
+// that keeps the profile's state per configuration instead of per session
+// offers the tool.
+func (d *dfArea) secondNotOffered(n int, tool string) error {
+	if err := d.s.mustHaveRun(); err != nil {
+		return err
+	}
+	id := d.s.SessionID + "-second"
+	var rs []wire.ModelStreamParams
+	for _, e := range d.s.World.Log.Select(func(e *calllog.Entry) bool {
+		return e.Kind == calllog.Request && e.SessionID == id
+	}) {
+		if p, ok := e.Value.(wire.ModelStreamParams); ok {
+			rs = append(rs, p)
+		}
+	}
+	if n < 1 || n > len(rs) {
+		return notReached("there is no model request %d of the second session %s: the kernel sent %d", n, id, len(rs))
+	}
+	got := dfNames(rs[n-1].Tools, func(t wire.ToolSpec) string { return t.Name })
+	if slices.Contains(got, tool) {
+		return fmt.Errorf("expected the second session's model request %d not to offer %q, whose gate only the first session's run opened; it offered: %s", n, tool, dfListed(got))
 	}
 	return nil
 }

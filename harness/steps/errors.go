@@ -37,6 +37,7 @@ func init() {
 		// The model's errors.
 		sc.Step(stepRE(`^the model fails requests? (\d+)(?: to (\d+))? with "([a-z_]+)"(?: and a retry-after of (\d+) ms)?$`), er.modelFails)
 		sc.Step(stepRE(`^the model fails every request with "([a-z_]+)"$`), er.modelFailsEvery)
+		sc.Step(stepRE(`^the model fails request (\d+) with "([a-z_]+)" that the provider marks retryable$`), s.modelFailsMarkedRetryable)
 		sc.Step(stepRE(`^the model fails every odd-numbered request with "([a-z_]+)" and answers every even-numbered one with a call to "([^"]+)" whose (\w+) changes each time$`), er.modelFailsOddRequests)
 		sc.Step(stepRE(`^the model fails each of (\d+) calls (\d+) times? with "([a-z_]+)", answers each with a call to "([^"]+)" whose (\w+) changes each time, then with text "([^"]*)"$`), er.modelFailsEachCall)
 		sc.Step(stepRE(`^the model answers request (\d+) with text "([^"]*)" and stop reason "([^"]+)"$`), s.answerTextStop)
@@ -141,6 +142,23 @@ func modelError(category string, retryAfterMS *int64) (*wire.ModelError, error) 
 		Retryable:    category == wire.ModelErrRateLimited || category == wire.ModelErrOverloaded,
 		RetryAfterMS: retryAfterMS,
 	}, nil
+}
+
+// modelFailsMarkedRetryable scripts a permanent error whose provider
+// says a retry is sensible (retryable: true): the other side of ER-03's
+// condition, since the category, not the provider's hint, decides (PROTOCOL.md
+// §13, "It retries, reduces context or fails according to the category").
+func (s *Scenario) modelFailsMarkedRetryable(n int, category string) error {
+	if transient(category) {
+		return fmt.Errorf("%s is retried whatever it is marked: the step is for the categories never retried", category)
+	}
+	me, err := modelError(category, nil)
+	if err != nil {
+		return err
+	}
+	me.Retryable = true
+	s.World.Model.On(n, fakes.Reply{Error: me})
+	return nil
 }
 
 func transient(category string) bool {

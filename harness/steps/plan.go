@@ -27,6 +27,7 @@ func init() {
 		// Setup.
 		sc.Step(stepRE(`^a policy rule "([^"]+)" that (allows|asks for|denies) the tools of provider "([^"]+)"$`), p.providerRule)
 		sc.Step(stepRE(`^a policy rule "([^"]+)" that denies every call$`), p.denyAll)
+		sc.Step(stepRE(`^a policy rule "([^"]+)" that (allows|asks for|denies) every (resource|data_source|interactive) call$`), p.kindRule)
 		sc.Step(stepRE(`^the frontend (first |then )?answers permission for "([^"]+)" with (ALLOW|DENY)(?: and scope (ONCE|SESSION|ALWAYS))?(?: after (\d+) ms)?$`), p.answer)
 		sc.Step(stepRE(`^the frontend (first |then )?answers permission for "([^"]+)" with ALLOW and corrected input (.+)$`), p.answerCorrected)
 		sc.Step(stepRE(`^the interactive tool "([^"]+)" is answered with "([^"]*)"$`), p.interactiveAnswer)
@@ -96,6 +97,13 @@ func policyDecision(verb string) string {
 
 func (p *planArea) providerRule(name, verb, provider string) error {
 	p.s.Cfg.Policy.Rules = append(p.s.Cfg.Policy.Rules, wire.PolicyRule{Name: name, Provider: provider, Decision: policyDecision(verb)})
+	return nil
+}
+
+// kindRule is a rule naming a call kind only: it matches no call of
+// another kind (PA-10's "no matching rule" side for those).
+func (p *planArea) kindRule(name, verb, kind string) error {
+	p.s.Cfg.Policy.Rules = append(p.s.Cfg.Policy.Rules, wire.PolicyRule{Name: name, Kind: kind, Decision: policyDecision(verb)})
 	return nil
 }
 

@@ -52,6 +52,7 @@ func Register(sc *godog.ScenarioContext, env *Env, done func(Outcome)) {
 			return s.declareTool(kind, name, provider, conc, keys)
 		})
 	sc.Step(stepRE(`^a policy rule "([^"]+)" that (allows|asks for|denies) "([^"]+)"$`), s.policyRule)
+	sc.Step(stepRE(`^a policy rule "([^"]+)" that (allows|asks for|denies) "([^"]+)" of provider "([^"]+)"$`), s.policyRuleOfProvider)
 	sc.Step(stepRE(`^an? (observe|transform|veto) subscriber "([^"]+)" at every hook point$`), s.subscriberAtEveryPoint)
 	sc.Step(stepRE(`^an? (observe|transform|veto) subscriber "([^"]+)" at "([^"]+)"$`), s.subscriberAt)
 	sc.Step(stepRE(`^telemetry is (on|off)$`), s.telemetry)

@@ -39,6 +39,16 @@ func (s *Scenario) declareTool(kind, name, provider, concurrency, keys string) e
 	return nil
 }
 
+// policyRuleOfProvider is a rule naming both a tool and a provider: it
+// matches that provider's calls to the tool only (PA-01).
+func (s *Scenario) policyRuleOfProvider(name, verb, tool, provider string) error {
+	if err := s.policyRule(name, verb, tool); err != nil {
+		return err
+	}
+	s.Cfg.Policy.Rules[len(s.Cfg.Policy.Rules)-1].Provider = provider
+	return nil
+}
+
 func (s *Scenario) policyRule(name, verb, tool string) error {
 	d := map[string]string{"allows": wire.PolicyAllow, "asks for": wire.PolicyAsk, "denies": wire.PolicyDeny}[verb]
 	s.Cfg.Policy.Rules = append(s.Cfg.Policy.Rules, wire.PolicyRule{Name: name, Tool: tool, Decision: d})

@@ -169,6 +169,12 @@ type chain struct {
 	spanPerSubscriber  bool
 	detachedSpan       bool
 	observersAhead     bool
+	// semantic mutants (semantic_hd_test.go)
+	transformsSeeRequest bool
+	observersSeeRequest  bool
+	errorNamesFirst      bool
+	timeoutOfFirst       bool
+	abortOnlyPreModel    bool
 }
 
 func (chain) Validate(h wire.Hooks) error { return hooks.Validate(h) }
@@ -212,6 +218,11 @@ func (c chain) Dispatch(ctx context.Context, env hooks.Env, req hooks.Request) (
 			subs[i].TimeoutMS = max(1, ms/c.timeoutDivisor)
 		}
 		env.Host = announcer{env.Host, announced}
+	}
+	if c.timeoutOfFirst && len(subs) > 0 {
+		for i := range subs {
+			subs[i].TimeoutMS = subs[0].TimeoutMS
+		}
 	}
 	if c.overrideIgnored {
 		for i := range subs {
@@ -280,6 +291,9 @@ func (c chain) invoke(ctx context.Context, env hooks.Env, req hooks.Request, sub
 }
 
 func (c chain) report(env hooks.Env, req hooks.Request, sub wire.Subscriber, cat, msg string) {
+	if c.errorNamesFirst {
+		sub = hooks.ForPoint(req.Hooks, req.Point)[0]
+	}
 	if !c.silent {
 		hooks.ReportFailure(env, req, sub, cat, msg)
 	}
@@ -291,12 +305,12 @@ func (c chain) observe(ctx context.Context, env hooks.Env, req hooks.Request, ru
 	answers := make([]answer, len(run))
 	if c.sequentialObserve {
 		for i, sub := range run {
-			answers[i] = c.invoke(ctx, env, req, sub, out.Payload)
+			answers[i] = c.invoke(ctx, env, req, sub, c.seen(req, out, c.observersSeeRequest))
 		}
 	} else {
 		var wg sync.WaitGroup
 		for i, sub := range run {
-			wg.Go(func() { answers[i] = c.invoke(ctx, env, req, sub, out.Payload) })
+			wg.Go(func() { answers[i] = c.invoke(ctx, env, req, sub, c.seen(req, out, c.observersSeeRequest)) })
 		}
 		wg.Wait()
 	}
@@ -319,7 +333,8 @@ func (c chain) observe(ctx context.Context, env hooks.Env, req hooks.Request, ru
 
 func (c chain) sequential(ctx context.Context, env hooks.Env, req hooks.Request, run []wire.Subscriber, out *hooks.Outcome) (bool, error) {
 	for _, sub := range run {
-		stop, err := c.fold(env, req, sub, c.invoke(ctx, env, req, sub, out.Payload), out)
+		seen := c.seen(req, out, c.transformsSeeRequest && sub.Mode == wire.ModeTransform)
+		stop, err := c.fold(env, req, sub, c.invoke(ctx, env, req, sub, seen), out)
 		if err != nil || stop {
 			return stop, err
 		}
@@ -364,7 +379,7 @@ func (c chain) fold(env hooks.Env, req hooks.Request, sub wire.Subscriber, a ans
 			cat, msg = wire.HookErrInvalidResponse, err.Error()
 		}
 		c.report(env, req, sub, cat, msg)
-		if c.transformCarriesOn {
+		if c.transformCarriesOn || (c.abortOnlyPreModel && req.Point != wire.PointPreModelCall) {
 			return false, nil
 		}
 		return true, &hooks.AbortError{Point: req.Point, Subscriber: sub.ID, Category: cat}
@@ -387,6 +402,17 @@ func (c chain) fold(env hooks.Env, req hooks.Request, sub wire.Subscriber, a ans
 		out.Denied, out.DeniedBy, out.Reason = true, sub.ID, "denied"
 	}
 	return !c.noShortCircuit, nil
+}
+
+// seen is the payload a subscriber is sent: the chain's so far, or the
+// request's as it came when a semantic mutant says so.
+func (chain) seen(req hooks.Request, out *hooks.Outcome, request bool) wire.HookPayload {
+	if request {
+		p := req.Payload
+		p.Variant = req.Point
+		return p
+	}
+	return out.Payload
 }
 
 // announcer puts the configured timeout back into the request of a

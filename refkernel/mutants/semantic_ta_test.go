@@ -2,7 +2,9 @@ package mutants
 
 import (
 	"context"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentconform/conform/refkernel/bounds"
@@ -177,4 +179,61 @@ func (d rootLifecycleOnly) Dispatch(ctx context.Context, env hooks.Env, req hook
 		return hooks.Outcome{Payload: req.Payload}, nil
 	}
 	return d.Dispatcher.Dispatch(ctx, env, req)
+}
+
+// Keyed by the wrong session (issue 29): a child's reads are dispatched
+// with its parent's session_id in their call_context, the way a loop that
+// runs a sub-agent's tools through the parent's tool runner does. The
+// child's model requests still carry its own id, so nothing else breaks;
+// only a check of the invokes in a tree sees it (TA-31.call-context, tree
+// side).
+func init() {
+	register(Mutant{Name: "semantic/child-invokes-as-parent", Targets: []string{"TA-31"},
+		Breaks: "a child session's data_source invokes carry its parent's session_id in their call_context",
+		Apply: func(p loop.Parts) loop.Parts {
+			steps := slices.Clone(p.Steps)
+			i := slices.IndexFunc(steps, func(s loop.Step) bool { return s.Name == loop.StepDataSources })
+			run := steps[i].Run
+			steps[i].Run = func(t *loop.Turn) error {
+				own := t.CallContext.SessionID
+				if j := strings.LastIndex(own, "/"); j > 0 {
+					t.CallContext.SessionID = own[:j] // the reference names a child parent/cN
+					defer func() { t.CallContext.SessionID = own }()
+				}
+				return run(t)
+			}
+			p.Steps = steps
+			return p
+		}})
+}
+
+// State kept for the root only (issue 29): a sub-agent's loop asks for a
+// confirming text reply before it stops, so a child's first reply without
+// tool calls does not end it; the root's done detection is the standard
+// one. Only done detection checked in a child shows it (TA-10, tree side).
+func init() {
+	register(Mutant{Name: "semantic/child-needs-two-text-replies", Targets: []string{"TA-10"},
+		Breaks: "in a child or grandchild session a reply without tool calls ends the session only when the reply before it had none either",
+		Apply: func(p loop.Parts) loop.Parts {
+			var mu sync.Mutex
+			texted := map[string]bool{} // session → its last reply had no tool call
+			steps := slices.Clone(p.Steps)
+			i := slices.IndexFunc(steps, func(s loop.Step) bool { return s.Name == loop.StepDoneCheck })
+			run := steps[i].Run
+			steps[i].Run = func(t *loop.Turn) error {
+				if err := run(t); err != nil || !strings.Contains(t.Session.ID(), "/") || t.Final != nil {
+					return err
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				id := t.Session.ID()
+				if t.Done && !texted[id] {
+					t.Done, t.End = false, false
+				}
+				texted[id] = loop.StandardDone{}.Finished(t.Message)
+				return nil
+			}
+			p.Steps = steps
+			return p
+		}})
 }
