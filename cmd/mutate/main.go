@@ -39,6 +39,7 @@ func main() {
 	flag.Uint64Var(&seed, "seed", 1, "seed of the sample")
 	flag.BoolVar(&cfg.Confirm, "confirm", true, "re-run each survivor against the whole suite")
 	flag.BoolVar(&cfg.Reach, "reach", true, "measure which statements the suite executes (one coverage run) and report mutants of the others as survivors not reached, without judging them")
+	flag.BoolVar(&cfg.PerScenario, "per-scenario", true, "measure which scenarios execute each statement (each scenario run alone on a coverage build) and judge each mutant by those scenarios only, instead of its package's scenarios and then the whole suite")
 	flag.StringVar(&cfg.Tree, "tree", "refkernel", "module-relative folder whose packages are mutated (kernelkit: the wire layer the reference kernel is served by)")
 	flag.StringVar(&pkgs, "packages", "", "comma-separated module-relative folders to mutate (default: every refkernel package)")
 	flag.StringVar(&only, "only", "", "comma-separated places (file:line or file:line:col) or keys: judge only those mutants")

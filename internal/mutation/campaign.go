@@ -42,6 +42,11 @@ type Config struct {
 	// statements any scenario executes; a mutant of a statement none
 	// executes is reported as a survivor not reached, without a build.
 	Reach bool
+	// PerScenario measures reach per scenario instead (one coverage run
+	// of each scenario alone, scenarios.go) and judges each mutant by the
+	// scenarios that execute its statement, instead of its package's
+	// scenarios followed by the whole suite; implies Reach.
+	PerScenario bool
 	// Classifications are the reviewed survivors, by key.
 	Classifications map[string]Classification
 	// Journal, if set, receives every verdict as one JSON line as soon as
@@ -136,7 +141,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		fmt.Fprintf(cfg.Log, "unmutated suite: %.1fs; per-run timeout %s\n", took.Seconds(), j.timeout)
 	}
 	var cov *reach
-	if cfg.Reach {
+	switch {
+	case cfg.PerScenario:
+		// Many scenario runs at once: each mostly waits on its kernel.
+		if cov, err = measureScenarioReach(ctx, j, cfg.Tree, 2*cfg.Jobs); err != nil {
+			return nil, fmt.Errorf("per-scenario reach: %w", err)
+		}
+		if cfg.Log != nil {
+			fmt.Fprintf(cfg.Log, "per-scenario reach: %d scenarios run alone on a coverage build\n", len(cov.units))
+		}
+	case cfg.Reach:
 		if cov, err = measureReach(ctx, j, cfg.Tree); err != nil {
 			return nil, err
 		}
@@ -190,14 +204,21 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				len(plan.of), len(ids), len(plan.builds))
 		}
 	}
+	scopeOf := func(m Mutant) judgeScope {
+		sc := judgeScope{tags: tags[m.Package], confirm: cfg.Confirm}
+		if t := cov.scenarioTags(m.File, m.Line, m.Col); t != "" {
+			sc.reaching, sc.features = t, cov.features
+		}
+		return sc
+	}
 	judgeAt := func(dir string, i int) Result {
 		m := mutants[i]
 		if b := plan.of[i]; b != nil {
 			if bin := b.binary(ctx, j, sources, i); bin != "" {
-				return judgeSchema(ctx, j, dir, bin, b.n, i, m, tags[m.Package], cfg.Confirm)
+				return judgeSchema(ctx, j, dir, bin, b.n, i, m, scopeOf(m))
 			}
 		}
-		return judgeOne(ctx, j, dir, m, sources[m.File], tags[m.Package], cfg.Confirm)
+		return judgeOne(ctx, j, dir, m, sources[m.File], scopeOf(m))
 	}
 	results := make([]Result, len(mutants))
 	var (
@@ -352,7 +373,18 @@ func baseline(ctx context.Context, j *judge) (time.Duration, error) {
 	return v.took, nil
 }
 
-func judgeOne(ctx context.Context, j *judge, dir string, m Mutant, src []byte, tags string, confirm bool) (r Result) {
+// judgeScope is what judges a mutant: the scenarios that execute its
+// statement (reaching, from the tagged copy of the features), or, when
+// that is not known, its package's scenarios (tags) and then, with
+// confirm, the whole suite.
+type judgeScope struct {
+	tags     string
+	confirm  bool
+	reaching string
+	features string
+}
+
+func judgeOne(ctx context.Context, j *judge, dir string, m Mutant, src []byte, sc judgeScope) (r Result) {
 	start := j.now()
 	r.Mutant = m
 	defer func() { r.Millis = j.now().Sub(start).Milliseconds() }()
@@ -371,13 +403,13 @@ func judgeOne(ctx context.Context, j *judge, dir string, m Mutant, src []byte, t
 		return r
 	}
 	r.BuildMillis = j.now().Sub(start).Milliseconds()
-	judgeBuilt(ctx, j, exe{bin: bin, dir: dir}, tags, confirm, &r)
+	judgeBuilt(ctx, j, exe{bin: bin, dir: dir}, sc, &r)
 	return r
 }
 
 // judgeSchema judges mutant id in the program of schema build n, with its
 // switch on.
-func judgeSchema(ctx context.Context, j *judge, dir, bin string, n, id int, m Mutant, tags string, confirm bool) (r Result) {
+func judgeSchema(ctx context.Context, j *judge, dir, bin string, n, id int, m Mutant, sc judgeScope) (r Result) {
 	start := j.now()
 	r.Mutant, r.Schema = m, n
 	defer func() { r.Millis = j.now().Sub(start).Milliseconds() }()
@@ -385,13 +417,22 @@ func judgeSchema(ctx context.Context, j *judge, dir, bin string, n, id int, m Mu
 		r.Status, r.Detail = HarnessError, err.Error()
 		return r
 	}
-	judgeBuilt(ctx, j, exe{bin: bin, dir: dir, env: []string{fmt.Sprintf("%s=%d", mutantEnv, id)}}, tags, confirm, &r)
+	judgeBuilt(ctx, j, exe{bin: bin, dir: dir, env: []string{fmt.Sprintf("%s=%d", mutantEnv, id)}}, sc, &r)
 	return r
 }
 
-// judgeBuilt runs the suite against a built mutant: its package's
-// scenarios, then, if it survives them, the whole suite.
-func judgeBuilt(ctx context.Context, j *judge, x exe, tags string, confirm bool, r *Result) {
+// judgeBuilt runs the suite against a built mutant: the scenarios that
+// execute its statement when they are known (scenarios.go), else its
+// package's scenarios, then, if it survives them, the whole suite.
+func judgeBuilt(ctx context.Context, j *judge, x exe, sc judgeScope, r *Result) {
+	if sc.reaching != "" {
+		x.features = sc.features
+		v := j.scope(ctx, x, sc.reaching, r)
+		r.Scope = "reaching"
+		r.Status, r.Failing, r.Detail = v.status, v.failing, v.detail
+		return
+	}
+	tags, confirm := sc.tags, sc.confirm
 	v := j.scope(ctx, x, tags, r)
 	r.Scope = "package"
 	if v.status == Survived && tags != "" && confirm {
@@ -428,7 +469,14 @@ func (j *judge) reproducedExe(ctx context.Context, x exe, v verdict, r *Result) 
 	if v.status != Killed || len(v.failing) == 0 {
 		return v
 	}
-	again := j.runExe(ctx, x, "@"+strings.Join(v.failing, ",@"), true)
+	// With a tagged copy of the features the failing scenarios themselves
+	// run again (the same ones, cheaper than every scenario of their
+	// requirements); the kill is still the requirements they failed.
+	tags := "@" + strings.Join(v.failing, ",@")
+	if x.features != "" && len(v.units) > 0 {
+		tags = strings.Join(v.units, ",")
+	}
+	again := j.runExe(ctx, x, tags, true)
 	if again.status != Survived {
 		return v
 	}

@@ -57,6 +57,9 @@ type judge struct {
 type exe struct {
 	bin, dir string
 	env      []string
+	// features, when set, is the tagged copy of the feature files
+	// (scenarios.go) the run selects its scenarios from.
+	features string
 }
 
 // verdict is what one run of the suite said.
@@ -65,6 +68,7 @@ type verdict struct {
 	failing []string // requirement IDs that failed or erred
 	detail  string   // build error, panic line, or harness error, trimmed
 	took    time.Duration
+	units   []string // with a tagged copy: the own tags of the failing scenarios
 }
 
 // build writes the mutated file and the overlay into dir and builds the
@@ -139,6 +143,9 @@ func (j *judge) runExe(ctx context.Context, x exe, tags string, failFast bool) v
 	if failFast {
 		args = append(args, "--fail-fast")
 	}
+	if x.features != "" {
+		args = append(args, "--features", x.features)
+	}
 	if tags != "" {
 		args = append(args, "--tags", tags)
 	}
@@ -170,7 +177,7 @@ func (j *judge) runExe(ctx context.Context, x exe, tags string, failFast bool) v
 		// The report, not the exit status, is the verdict: conform's exit
 		// status leaves out the rows of an opted-in profile (DF), which a
 		// mutant breaks as surely as any other.
-		v.failing = failingIDs(rep)
+		v.failing, v.units = failures(rep)
 		v.status = Survived
 		if err != nil || len(v.failing) > 0 {
 			v.status = Killed
@@ -191,24 +198,46 @@ func (j *judge) runExe(ctx context.Context, x exe, tags string, failFast bool) v
 // report; a report that cannot be read leaves the list empty (the exit
 // status already said the run failed).
 func failingIDs(path string) []string {
+	ids, _ := failures(path)
+	return ids
+}
+
+// failures reads the requirement IDs that failed or erred and, when the
+// run selected from a tagged copy of the features, the own tags of the
+// scenarios that failed or erred.
+func failures(path string) (ids, units []string) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	var r struct {
 		Requirements []struct{ ID, Status string } `json:"requirements"`
+		Scenarios    []struct {
+			Status string
+			Tags   []string
+		} `json:"scenarios"`
 	}
 	if json.Unmarshal(b, &r) != nil {
-		return nil
+		return nil, nil
 	}
-	var ids []string
 	for _, q := range r.Requirements {
 		if q.Status == "fail" || q.Status == "error" {
 			ids = append(ids, q.ID)
 		}
 	}
+	for _, sc := range r.Scenarios {
+		if sc.Status != "fail" && sc.Status != "error" {
+			continue
+		}
+		for _, t := range sc.Tags {
+			if strings.HasPrefix(t, unitPrefix) {
+				units = append(units, t)
+			}
+		}
+	}
 	slices.Sort(ids)
-	return ids
+	slices.Sort(units)
+	return ids, slices.Compact(units)
 }
 
 // initFailed reports a run that refused the kernel at initialize: the
