@@ -92,6 +92,10 @@ func main() {
 			fail(err)
 		}
 	}
+	if c := r.CPU; c != nil {
+		fmt.Printf("%d mutants in %.0f s of wall time; CPU %.0f s (setup %.0f s, builds of mutants %.0f s), %d programs built\n",
+			len(r.Mutants), r.DurationS, c.Total, c.Setup, c.Builds, r.Builds)
+	}
 	for _, s := range append(r.Packages, r.Totals) {
 		fmt.Printf("%-28s %4d mutants  %4d killed  %3d survived  %3d unclassified  score %5.1f%%  spec score %5.1f%%\n",
 			s.Package, s.Mutants, s.Killed+s.Crashed+s.TimedOut, s.Survived, s.Unclassified, s.Score*100, s.SpecScore*100)

@@ -105,7 +105,7 @@ type Result struct {
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg = withDefaults(cfg)
 	now := cfg.Now
-	start := now()
+	start, cpu0 := now(), usedCPU()
 	root, err := filepath.Abs(cfg.Root)
 	if err != nil {
 		return nil, err
@@ -155,6 +155,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, err
 		}
 	}
+	setupCPU := usedCPU() - cpu0
 	done, err := loadJournal(cfg)
 	if err != nil {
 		return nil, err
@@ -286,6 +287,7 @@ feed:
 	}
 	rep := newReport(cfg, pkgs, results, now().Sub(start))
 	rep.Builds = int(j.builds.Load())
+	rep.CPU = &CPUFigures{Setup: setupCPU.Seconds(), Builds: time.Duration(j.buildCPU.Load()).Seconds(), Total: (usedCPU() - cpu0).Seconds()}
 	for _, b := range plan.builds {
 		if b.bin != "" {
 			rep.SchemaBuildS += b.took.Seconds()

@@ -50,6 +50,18 @@ type judge struct {
 	timeout time.Duration
 	now     func() time.Time
 	builds  atomic.Int64 // programs built to judge mutants
+	// buildCPU is the CPU time (user and system, the compiler's and
+	// linker's included) of the builds of mutants, in nanoseconds.
+	buildCPU atomic.Int64
+}
+
+// cpuOf is the CPU time a finished command used, its waited-for children
+// included (wait4 reports them with it); 0 when it did not start.
+func cpuOf(ps *os.ProcessState) time.Duration {
+	if ps == nil {
+		return 0
+	}
+	return ps.UserTime() + ps.SystemTime()
 }
 
 // exe is one program to judge: a binary, the folder its run writes its
@@ -106,7 +118,11 @@ func (j *judge) build(ctx context.Context, dir string, m *Mutant, src []byte) (s
 	if m != nil {
 		j.builds.Add(1)
 	}
-	if err := cmd.Run(); err != nil {
+	err := cmd.Run()
+	if m != nil {
+		j.buildCPU.Add(int64(cpuOf(cmd.ProcessState)))
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}

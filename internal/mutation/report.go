@@ -25,15 +25,19 @@ type Report struct {
 	// Builds counts the programs built to judge mutants: schema builds
 	// (each holding many mutants) and mutants built alone;
 	// SchemaBuildS is the time the schema builds took, outside WorkerS.
-	Builds       int            `json:"builds,omitempty"`
-	SchemaBuildS float64        `json:"schema_build_s,omitempty"`
-	Target       float64        `json:"target"`
-	Totals       Score          `json:"totals"`
-	Packages     []Score        `json:"packages"`
-	Survivors    []Result       `json:"survivors,omitempty"` // written by WriteJSON
-	Stale        []string       `json:"stale_classifications"`
-	Mutants      []Result       `json:"mutants,omitempty"` // written by WriteJSON
-	Operators    map[Op]OpCount `json:"operators"`
+	Builds       int     `json:"builds,omitempty"`
+	SchemaBuildS float64 `json:"schema_build_s,omitempty"`
+	// CPU is the processor time the campaign's commands used (user and
+	// system, summed over every build and run): unlike wall time it does
+	// not depend on what else the machine runs.
+	CPU       *CPUFigures    `json:"cpu_s,omitempty"`
+	Target    float64        `json:"target"`
+	Totals    Score          `json:"totals"`
+	Packages  []Score        `json:"packages"`
+	Survivors []Result       `json:"survivors,omitempty"` // written by WriteJSON
+	Stale     []string       `json:"stale_classifications"`
+	Mutants   []Result       `json:"mutants,omitempty"` // written by WriteJSON
+	Operators map[Op]OpCount `json:"operators"`
 	// Carried summarises the verdicts taken from an earlier campaign.
 	Carried   *CarrySummary `json:"carried,omitempty"`
 	Unclassed int           `json:"unclassified_survivors"`
@@ -288,4 +292,14 @@ func WriteJSON(w io.Writer, r *Report) error {
 	out.WriteString("\n}\n")
 	_, err = w.Write(out.Bytes())
 	return err
+}
+
+// CPUFigures splits a campaign's processor time, in seconds: setup (the
+// unmutated build and suite run, and measuring reach), the builds of
+// mutants (schema programs and mutants built alone) and everything, this
+// process's own time included.
+type CPUFigures struct {
+	Setup  float64 `json:"setup"`
+	Builds float64 `json:"builds"`
+	Total  float64 `json:"total"`
 }

@@ -302,7 +302,9 @@ func (b *schemaBuild) build(ctx context.Context, j *judge, sources map[string][]
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		j.builds.Add(1)
-		if cmd.Run() == nil {
+		err := cmd.Run()
+		j.buildCPU.Add(int64(cpuOf(cmd.ProcessState)))
+		if err == nil {
 			return bin
 		}
 		if ctx.Err() != nil {
