@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -32,7 +33,9 @@ func main() {
 		timeout time.Duration
 	)
 	flag.StringVar(&cfg.Root, "root", ".", "module root")
-	flag.IntVar(&cfg.Jobs, "j", 2, "mutants judged at once")
+	// A judged mutant's run mostly waits on its kernel and timers (about a
+	// tenth of its wall time is CPU), so several per core keep them busy.
+	flag.IntVar(&cfg.Jobs, "j", 3*runtime.NumCPU(), "mutants judged at once")
 	flag.DurationVar(&timeout, "timeout", 0, "time one suite run against a mutant may take before it counts as killed by timeout (0: 5x the unmutated suite's run, times jobs per core, at least 30s)")
 	flag.BoolVar(&cfg.Alone, "alone", false, "build every mutant on its own instead of compiling many into one schema program")
 	flag.IntVar(&cfg.PerPackage, "sample", 0, "judge only this many mutants per package (0: all)")

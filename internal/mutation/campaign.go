@@ -207,7 +207,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	scopeOf := func(m Mutant) judgeScope {
 		sc := judgeScope{tags: tags[m.Package], confirm: cfg.Confirm}
-		if t := cov.scenarioTags(m.File, m.Line, m.Col); t != "" {
+		if t := cov.scenarioTags(m.File, m.Line, m.Col, sources[m.File]); t != "" {
 			sc.reaching, sc.features = t, cov.features
 		}
 		return sc
@@ -252,6 +252,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				case ok:
 				case reached == ReachedNo && plan.uncompilable[i]:
 					r = Result{Mutant: m, Status: NotViable, Scope: "unreached", Detail: "does not type-check (go/types); nothing executes it, so it was not built"}
+					journal.write(r)
+				case plan.uncompilable[i]:
+					r = Result{Mutant: m, Status: NotViable, Detail: "does not type-check (go/types), so it was not built"}
 					journal.write(r)
 				case reached == ReachedNo:
 					r = Result{Mutant: m, Status: Survived, Scope: "unreached"}

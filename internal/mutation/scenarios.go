@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -204,9 +207,12 @@ func (r *reach) merge(p *reach, u int, index map[string]map[[4]int]int) {
 
 // scenarioTags is the tag expression selecting the scenarios that execute
 // the statement at file:line:col, "" when per-scenario reach was not
-// measured or no block holds the place (a declaration outside any
-// function: every scenario may depend on it).
-func (r *reach) scenarioTags(file string, line, col int) string {
+// measured or the place is in no function (a package-level declaration:
+// every scenario may depend on it). A place in a function but in no block
+// — a case expression of a switch, which coverage does not count — takes
+// the scenarios that executed any block of its innermost function: every
+// scenario that evaluates the expression calls the function.
+func (r *reach) scenarioTags(file string, line, col int, src []byte) string {
 	if r == nil || r.units == nil {
 		return ""
 	}
@@ -216,6 +222,15 @@ func (r *reach) scenarioTags(file string, line, col int) string {
 			us = append(us, b.units...)
 		}
 	}
+	if len(us) == 0 {
+		if f, ok := enclosingFunc(src, line, col); ok {
+			for _, b := range r.blocks[file] {
+				if f.contains(b.l0, b.c0) {
+					us = append(us, b.units...)
+				}
+			}
+		}
+	}
 	slices.Sort(us)
 	us = slices.Compact(us)
 	tags := make([]string, len(us))
@@ -223,4 +238,28 @@ func (r *reach) scenarioTags(file string, line, col int) string {
 		tags[i] = r.units[u].Tag
 	}
 	return strings.Join(tags, ",")
+}
+
+// enclosingFunc is the extent of the innermost function declaration or
+// literal holding line:col in src.
+func enclosingFunc(src []byte, line, col int) (coverBlock, bool) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
+	if err != nil {
+		return coverBlock{}, false
+	}
+	var best coverBlock
+	found := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			s, e := fset.Position(n.Pos()), fset.Position(n.End())
+			b := coverBlock{l0: s.Line, c0: s.Column, l1: e.Line, c1: e.Column}
+			if b.contains(line, col) {
+				best, found = b, true // Inspect goes outside in: the last is the innermost
+			}
+		}
+		return true
+	})
+	return best, found
 }

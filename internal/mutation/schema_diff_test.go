@@ -2,7 +2,9 @@ package mutation
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
+	"os"
 	"testing"
 	"time"
 )
@@ -50,6 +52,10 @@ func TestSchemaDifferential(t *testing.T) {
 	t.Logf("%d of %d mutants judged in schema programs", inSchema, len(schema))
 }
 
+var compareWith = flag.String("mutation-compare-with", "", "with -mutation-compare: take the verdicts of now from this campaign's mutation.json (a campaign from scratch, nothing carried) instead of judging the sample again")
+
+var compareBefore = flag.String("mutation-compare-before", "", "with -mutation-compare: take the verdicts of before from this campaign's mutation.json (mutate -sample N -seed S -alone -per-scenario=false) instead of judging the sample again")
+
 var comparePerPackage = flag.Int("mutation-compare", 0, "judge this many seeded refkernel mutants per package the way a campaign did before schemata (each built alone, its package's scenarios then the whole suite) and the way it does now (schema programs, the scenarios reaching it), and compare (0: skip)")
 
 // TestCampaignCompare is make mutation-compare: the same seeded sample of
@@ -66,7 +72,11 @@ func TestCampaignCompare(t *testing.T) {
 	if *comparePerPackage <= 0 {
 		t.Skip("run with -args -mutation-compare=N (make mutation-compare)")
 	}
+	done := map[bool]map[string]Result{}
 	run := func(before bool) map[string]Result {
+		if r, ok := done[before]; ok {
+			return r
+		}
 		start := time.Now()
 		r, err := Run(context.Background(), Config{
 			Root: "../..", PerPackage: *comparePerPackage, Seed: *sampleSeed, Jobs: *sampleJobs,
@@ -75,15 +85,34 @@ func TestCampaignCompare(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("before=%v: %d mutants, %d programs built, %.0fs of wall time, %.0fs of worker time",
-			before, len(r.Mutants), r.Builds, time.Since(start).Seconds(), r.WorkerS)
+		t.Logf("before=%v: %d mutants, %d programs built, %.0fs of wall time, %.0fs of worker time, CPU %+v",
+			before, len(r.Mutants), r.Builds, time.Since(start).Seconds(), r.WorkerS, *r.CPU)
 		out := map[string]Result{}
 		for _, m := range r.Mutants {
 			out[m.Key] = m
 		}
+		done[before] = out
 		return out
 	}
-	after, before := run(false), run(true)
+	var before, after map[string]Result
+	if *compareBefore != "" {
+		sample, err := List("../..", "", nil, *comparePerPackage, *sampleSeed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := map[string]Result{}
+		for _, m := range sample {
+			keys[m.Key] = Result{Mutant: m}
+		}
+		before = fromCampaign(t, *compareBefore, keys)
+	} else {
+		before = run(true)
+	}
+	if *compareWith != "" {
+		after = fromCampaign(t, *compareWith, before)
+	} else {
+		after = run(false)
+	}
 	verdict := func(s Status) string {
 		if s.IsKill() {
 			return "killed"
@@ -107,4 +136,38 @@ func TestCampaignCompare(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d mutants have the same verdict", same, len(after))
+}
+
+// fromCampaign takes the verdicts of the sampled mutants from a campaign's
+// JSON report; it fails on one carried from an earlier campaign (judged by
+// another build and suite) or missing.
+func fromCampaign(t *testing.T, path string, sample map[string]Result) map[string]Result {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Mutants []Result `json:"mutants"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	all := map[string]Result{}
+	for _, m := range r.Mutants {
+		all[m.Key] = m
+	}
+	out := map[string]Result{}
+	for key, s := range sample {
+		m, ok := all[key]
+		switch {
+		case !ok:
+			t.Fatalf("%s %s is not in %s", s.Pos(), s.Describe(), path)
+		case m.CarriedFrom != "":
+			t.Fatalf("%s %s: its verdict in %s was carried from %s, not judged", s.Pos(), s.Describe(), path, m.CarriedFrom)
+		}
+		out[key] = m
+	}
+	t.Logf("now: %d verdicts of the sample from %s", len(out), path)
+	return out
 }
