@@ -156,6 +156,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 	setupCPU := usedCPU() - cpu0
+	if cfg.Log != nil {
+		fmt.Fprintf(cfg.Log, "setup took %.0f CPU s\n", setupCPU.Seconds())
+	}
 	done, err := loadJournal(cfg)
 	if err != nil {
 		return nil, err
@@ -268,6 +271,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				mu.Lock()
 				finished++
 				progress(cfg.Log, finished, len(mutants), r)
+				if cfg.Log != nil && finished%50 == 0 {
+					fmt.Fprintf(cfg.Log, "%d mutants judged, %.0f CPU s so far\n", finished, (usedCPU() - cpu0).Seconds())
+				}
 				mu.Unlock()
 			}
 		}()
