@@ -82,10 +82,13 @@ type Result struct {
 	// Reached says whether the whole suite executes the mutated statement
 	// in the unmutated kernel: "yes", "no", or "" when not measured or
 	// outside any statement.
-	Reached     string `json:"reached,omitempty"`
-	Detail      string `json:"detail,omitempty"`
-	Millis      int64  `json:"ms"`
-	BuildMillis int64  `json:"build_ms,omitempty"`
+	Reached string `json:"reached,omitempty"`
+	Detail  string `json:"detail,omitempty"`
+	Millis  int64  `json:"ms"`
+	// CPUMillis is the CPU time of its suite runs and, built alone, of
+	// its build (schema builds are shared, counted in the report only).
+	CPUMillis   int64 `json:"cpu_ms,omitempty"`
+	BuildMillis int64 `json:"build_ms,omitempty"`
 	// Schema is the schema build (1-based) whose program judged the
 	// mutant, 0 when it was built alone.
 	Schema int `json:"schema,omitempty"`
@@ -403,7 +406,7 @@ func judgeOne(ctx context.Context, j *judge, dir string, m Mutant, src []byte, s
 		r.Status, r.Detail = HarnessError, err.Error()
 		return r
 	}
-	bin, err := j.build(ctx, dir, &m, src)
+	bin, err := j.buildCounting(ctx, dir, &m, src, &r.CPUMillis)
 	var be *buildError
 	switch {
 	case errors.As(err, &be):
@@ -414,7 +417,7 @@ func judgeOne(ctx context.Context, j *judge, dir string, m Mutant, src []byte, s
 		return r
 	}
 	r.BuildMillis = j.now().Sub(start).Milliseconds()
-	judgeBuilt(ctx, j, exe{bin: bin, dir: dir}, sc, &r)
+	judgeBuilt(ctx, j, exe{bin: bin, dir: dir, cpu: &r.CPUMillis}, sc, &r)
 	return r
 }
 
@@ -428,7 +431,7 @@ func judgeSchema(ctx context.Context, j *judge, dir, bin string, n, id int, m Mu
 		r.Status, r.Detail = HarnessError, err.Error()
 		return r
 	}
-	judgeBuilt(ctx, j, exe{bin: bin, dir: dir, env: []string{fmt.Sprintf("%s=%d", mutantEnv, id)}}, sc, &r)
+	judgeBuilt(ctx, j, exe{bin: bin, dir: dir, env: []string{fmt.Sprintf("%s=%d", mutantEnv, id)}, cpu: &r.CPUMillis}, sc, &r)
 	return r
 }
 

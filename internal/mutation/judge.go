@@ -72,6 +72,8 @@ type exe struct {
 	// features, when set, is the tagged copy of the feature files
 	// (scenarios.go) the run selects its scenarios from.
 	features string
+	// cpu, when set, adds up the CPU time of every run, in milliseconds.
+	cpu *int64
 }
 
 // verdict is what one run of the suite said.
@@ -86,6 +88,12 @@ type verdict struct {
 // build writes the mutated file and the overlay into dir and builds the
 // binary there. src == nil builds the unmutated program.
 func (j *judge) build(ctx context.Context, dir string, m *Mutant, src []byte) (string, error) {
+	return j.buildCounting(ctx, dir, m, src, nil)
+}
+
+// buildCounting is build adding the build's CPU time, in milliseconds, to
+// *cpu when cpu is set.
+func (j *judge) buildCounting(ctx context.Context, dir string, m *Mutant, src []byte, cpu *int64) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -121,6 +129,9 @@ func (j *judge) build(ctx context.Context, dir string, m *Mutant, src []byte) (s
 	err := cmd.Run()
 	if m != nil {
 		j.buildCPU.Add(int64(cpuOf(cmd.ProcessState)))
+		if cpu != nil {
+			*cpu += cpuOf(cmd.ProcessState).Milliseconds()
+		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -179,6 +190,9 @@ func (j *judge) runExe(ctx context.Context, x exe, tags string, failFast bool) v
 		stop := watchMemory(cmd.Process, memoryLimit, &hog)
 		err = cmd.Wait()
 		stop()
+		if x.cpu != nil {
+			*x.cpu += cpuOf(cmd.ProcessState).Milliseconds()
+		}
 	}
 	v := verdict{took: j.now().Sub(start)}
 	var exit *exec.ExitError
