@@ -11,14 +11,17 @@ import (
 
 // Report is a campaign's outcome: reports/mutation.json.
 type Report struct {
-	Tool      string  `json:"tool"`
-	Commit    string  `json:"commit,omitempty"`
-	Tree      string  `json:"tree"` // the folder whose packages were mutated
-	Sample    int     `json:"sample_per_package,omitempty"`
-	Seed      uint64  `json:"seed,omitempty"`
-	Jobs      int     `json:"jobs"`
-	Confirm   bool    `json:"survivors_confirmed_on_whole_suite"`
-	DurationS float64 `json:"duration_s"`
+	Tool    string `json:"tool"`
+	Commit  string `json:"commit,omitempty"`
+	Tree    string `json:"tree"` // the folder whose packages were mutated
+	Sample  int    `json:"sample_per_package,omitempty"`
+	Seed    uint64 `json:"seed,omitempty"`
+	Jobs    int    `json:"jobs"`
+	Confirm bool   `json:"survivors_confirmed_on_whole_suite"`
+	// PerScenario: each mutant was judged by the scenarios that execute
+	// its statement (scenarios.go).
+	PerScenario bool    `json:"per_scenario,omitempty"`
+	DurationS   float64 `json:"duration_s"`
 	// WorkerS is the time spent judging every mutant, summed over jobs,
 	// journaled verdicts included: what the whole campaign costs.
 	WorkerS float64 `json:"worker_s"`
@@ -112,7 +115,7 @@ type CarrySummary struct {
 func newReport(cfg Config, pkgs []Package, results []Result, took time.Duration) *Report {
 	r := &Report{
 		Tool: "conform internal/mutation (go/ast, go build -overlay)", Commit: cfg.Commit, Tree: cfg.Tree, Sample: cfg.PerPackage, Jobs: cfg.Jobs,
-		Confirm: cfg.Confirm, DurationS: took.Round(time.Second).Seconds(), Target: TargetScore,
+		Confirm: cfg.Confirm, PerScenario: cfg.PerScenario, DurationS: took.Round(time.Second).Seconds(), Target: TargetScore,
 		Stale: []string{}, Survivors: []Result{}, Operators: map[Op]OpCount{}, Mutants: results,
 		Unreproduced: map[string]int{},
 	}
