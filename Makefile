@@ -162,7 +162,7 @@ mutation-sample:
 # The same seeded sample judged as campaigns did before mutant schemata and
 # per-scenario reach (one build per mutant; package scenarios, then the
 # whole suite) and as they do now; fails on any verdict that differs.
-MUTATION_COMPARE ?= 3
+MUTATION_COMPARE ?= 2
 mutation-compare:
 	$(GO) test -count=1 -timeout 3h -run TestCampaignCompare ./internal/mutation/ -args -mutation-compare=$(MUTATION_COMPARE) -test.v
 
