@@ -157,7 +157,7 @@ mutation-kernelkit:
 # classify and on a lost kill (a sampled mutant the committed campaign
 # killed that survives now).
 mutation-sample:
-	$(GO) test -count=1 -run TestSampleCampaign ./internal/mutation/ -args -mutation-sample=1
+	$(GO) test -count=1 -timeout 40m -run TestSampleCampaign ./internal/mutation/ -args -mutation-sample=1
 
 # The same seeded sample judged as campaigns did before mutant schemata and
 # per-scenario reach (one build per mutant; package scenarios, then the
