@@ -168,6 +168,6 @@ func fromCampaign(t *testing.T, path string, sample map[string]Result) map[strin
 		}
 		out[key] = m
 	}
-	t.Logf("now: %d verdicts of the sample from %s", len(out), path)
+	t.Logf("%d verdicts of the sample from %s", len(out), path)
 	return out
 }
