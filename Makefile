@@ -136,9 +136,9 @@ e2e:
 # every mutant of every refkernel package judged by the suite, scores and
 # survivors in reports/mutation.json and .md. CPU-heavy; the journal lets an
 # interrupted campaign resume (MUTATION_FLAGS=-resume).
-MUTATION_JOBS  ?= 3
+MUTATION_JOBS  ?= $(shell nproc 2>/dev/null | awk '{print 3*$$1}')
 MUTATION_FLAGS ?=
-.PHONY: mutation mutation-sample mutation-kernelkit
+.PHONY: mutation mutation-sample mutation-compare mutation-kernelkit
 mutation:
 	@mkdir -p $(REPORTS)/tmp
 	$(GO) run ./cmd/mutate -j $(MUTATION_JOBS) -out $(REPORTS) -journal $(REPORTS)/tmp/mutation.jsonl \
@@ -157,7 +157,14 @@ mutation-kernelkit:
 # classify and on a lost kill (a sampled mutant the committed campaign
 # killed that survives now).
 mutation-sample:
-	$(GO) test -count=1 -run TestSampleCampaign ./internal/mutation/ -args -mutation-sample=1
+	$(GO) test -count=1 -timeout 40m -run TestSampleCampaign ./internal/mutation/ -args -mutation-sample=1
+
+# The same seeded sample judged as campaigns did before mutant schemata and
+# per-scenario reach (one build per mutant; package scenarios, then the
+# whole suite) and as they do now; fails on any verdict that differs.
+MUTATION_COMPARE ?= 2
+mutation-compare:
+	$(GO) test -count=1 -timeout 3h -run TestCampaignCompare ./internal/mutation/ -args -mutation-compare=$(MUTATION_COMPARE) -test.v
 
 # make test runs its steps TEST_JOBS at a time (they are independent; the
 # long ones wait on kernels and timers as much as on the cores), each

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -32,13 +33,16 @@ func main() {
 		timeout time.Duration
 	)
 	flag.StringVar(&cfg.Root, "root", ".", "module root")
-	flag.IntVar(&cfg.Jobs, "j", 2, "mutants judged at once")
+	// A judged mutant's run mostly waits on its kernel and timers (about a
+	// tenth of its wall time is CPU), so several per core keep them busy.
+	flag.IntVar(&cfg.Jobs, "j", 3*runtime.NumCPU(), "mutants judged at once")
 	flag.DurationVar(&timeout, "timeout", 0, "time one suite run against a mutant may take before it counts as killed by timeout (0: 5x the unmutated suite's run, times jobs per core, at least 30s)")
 	flag.BoolVar(&cfg.Alone, "alone", false, "build every mutant on its own instead of compiling many into one schema program")
 	flag.IntVar(&cfg.PerPackage, "sample", 0, "judge only this many mutants per package (0: all)")
 	flag.Uint64Var(&seed, "seed", 1, "seed of the sample")
 	flag.BoolVar(&cfg.Confirm, "confirm", true, "re-run each survivor against the whole suite")
 	flag.BoolVar(&cfg.Reach, "reach", true, "measure which statements the suite executes (one coverage run) and report mutants of the others as survivors not reached, without judging them")
+	flag.BoolVar(&cfg.PerScenario, "per-scenario", true, "measure which scenarios execute each statement (each scenario run alone on a coverage build) and judge each mutant by those scenarios only, instead of its package's scenarios and then the whole suite")
 	flag.StringVar(&cfg.Tree, "tree", "refkernel", "module-relative folder whose packages are mutated (kernelkit: the wire layer the reference kernel is served by)")
 	flag.StringVar(&pkgs, "packages", "", "comma-separated module-relative folders to mutate (default: every refkernel package)")
 	flag.StringVar(&only, "only", "", "comma-separated places (file:line or file:line:col) or keys: judge only those mutants")
@@ -90,6 +94,10 @@ func main() {
 		if err := write(filepath.Join(out, "mutation.md"), r, mutation.WriteMarkdown); err != nil {
 			fail(err)
 		}
+	}
+	if c := r.CPU; c != nil {
+		fmt.Printf("%d mutants in %.0f s of wall time; CPU %.0f s (setup %.0f s, builds of mutants %.0f s), %d programs built\n",
+			len(r.Mutants), r.DurationS, c.Total, c.Setup, c.Builds, r.Builds)
 	}
 	for _, s := range append(r.Packages, r.Totals) {
 		fmt.Printf("%-28s %4d mutants  %4d killed  %3d survived  %3d unclassified  score %5.1f%%  spec score %5.1f%%\n",

@@ -42,6 +42,11 @@ type Config struct {
 	// statements any scenario executes; a mutant of a statement none
 	// executes is reported as a survivor not reached, without a build.
 	Reach bool
+	// PerScenario measures reach per scenario instead (one coverage run
+	// of each scenario alone, scenarios.go) and judges each mutant by the
+	// scenarios that execute its statement, instead of its package's
+	// scenarios followed by the whole suite; implies Reach.
+	PerScenario bool
 	// Classifications are the reviewed survivors, by key.
 	Classifications map[string]Classification
 	// Journal, if set, receives every verdict as one JSON line as soon as
@@ -77,10 +82,13 @@ type Result struct {
 	// Reached says whether the whole suite executes the mutated statement
 	// in the unmutated kernel: "yes", "no", or "" when not measured or
 	// outside any statement.
-	Reached     string `json:"reached,omitempty"`
-	Detail      string `json:"detail,omitempty"`
-	Millis      int64  `json:"ms"`
-	BuildMillis int64  `json:"build_ms,omitempty"`
+	Reached string `json:"reached,omitempty"`
+	Detail  string `json:"detail,omitempty"`
+	Millis  int64  `json:"ms"`
+	// CPUMillis is the CPU time of its suite runs and, built alone, of
+	// its build (schema builds are shared, counted in the report only).
+	CPUMillis   int64 `json:"cpu_ms,omitempty"`
+	BuildMillis int64 `json:"build_ms,omitempty"`
 	// Schema is the schema build (1-based) whose program judged the
 	// mutant, 0 when it was built alone.
 	Schema int `json:"schema,omitempty"`
@@ -100,7 +108,7 @@ type Result struct {
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg = withDefaults(cfg)
 	now := cfg.Now
-	start := now()
+	start, cpu0 := now(), usedCPU()
 	root, err := filepath.Abs(cfg.Root)
 	if err != nil {
 		return nil, err
@@ -136,10 +144,23 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		fmt.Fprintf(cfg.Log, "unmutated suite: %.1fs; per-run timeout %s\n", took.Seconds(), j.timeout)
 	}
 	var cov *reach
-	if cfg.Reach {
+	switch {
+	case cfg.PerScenario:
+		// Many scenario runs at once: each mostly waits on its kernel.
+		if cov, err = measureScenarioReach(ctx, j, cfg.Tree, 2*cfg.Jobs); err != nil {
+			return nil, fmt.Errorf("per-scenario reach: %w", err)
+		}
+		if cfg.Log != nil {
+			fmt.Fprintf(cfg.Log, "per-scenario reach: %d scenarios run alone on a coverage build\n", len(cov.units))
+		}
+	case cfg.Reach:
 		if cov, err = measureReach(ctx, j, cfg.Tree); err != nil {
 			return nil, err
 		}
+	}
+	setupCPU := usedCPU() - cpu0
+	if cfg.Log != nil {
+		fmt.Fprintf(cfg.Log, "setup took %.0f CPU s\n", setupCPU.Seconds())
 	}
 	done, err := loadJournal(cfg)
 	if err != nil {
@@ -190,14 +211,21 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				len(plan.of), len(ids), len(plan.builds))
 		}
 	}
+	scopeOf := func(m Mutant) judgeScope {
+		sc := judgeScope{tags: tags[m.Package], confirm: cfg.Confirm}
+		if t := cov.scenarioTags(m.File, m.Line, m.Col, sources[m.File]); t != "" {
+			sc.reaching, sc.features = t, cov.features
+		}
+		return sc
+	}
 	judgeAt := func(dir string, i int) Result {
 		m := mutants[i]
 		if b := plan.of[i]; b != nil {
 			if bin := b.binary(ctx, j, sources, i); bin != "" {
-				return judgeSchema(ctx, j, dir, bin, b.n, i, m, tags[m.Package], cfg.Confirm)
+				return judgeSchema(ctx, j, dir, bin, b.n, i, m, scopeOf(m))
 			}
 		}
-		return judgeOne(ctx, j, dir, m, sources[m.File], tags[m.Package], cfg.Confirm)
+		return judgeOne(ctx, j, dir, m, sources[m.File], scopeOf(m))
 	}
 	results := make([]Result, len(mutants))
 	var (
@@ -231,6 +259,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				case reached == ReachedNo && plan.uncompilable[i]:
 					r = Result{Mutant: m, Status: NotViable, Scope: "unreached", Detail: "does not type-check (go/types); nothing executes it, so it was not built"}
 					journal.write(r)
+				case plan.uncompilable[i]:
+					r = Result{Mutant: m, Status: NotViable, Detail: "does not type-check (go/types), so it was not built"}
+					journal.write(r)
 				case reached == ReachedNo:
 					r = Result{Mutant: m, Status: Survived, Scope: "unreached"}
 					journal.write(r)
@@ -243,6 +274,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				mu.Lock()
 				finished++
 				progress(cfg.Log, finished, len(mutants), r)
+				if cfg.Log != nil && finished%50 == 0 {
+					fmt.Fprintf(cfg.Log, "%d mutants judged, %.0f CPU s so far\n", finished, (usedCPU() - cpu0).Seconds())
+				}
 				mu.Unlock()
 			}
 		}()
@@ -265,6 +299,7 @@ feed:
 	}
 	rep := newReport(cfg, pkgs, results, now().Sub(start))
 	rep.Builds = int(j.builds.Load())
+	rep.CPU = &CPUFigures{Setup: setupCPU.Seconds(), Builds: time.Duration(j.buildCPU.Load()).Seconds(), Total: (usedCPU() - cpu0).Seconds()}
 	for _, b := range plan.builds {
 		if b.bin != "" {
 			rep.SchemaBuildS += b.took.Seconds()
@@ -352,7 +387,18 @@ func baseline(ctx context.Context, j *judge) (time.Duration, error) {
 	return v.took, nil
 }
 
-func judgeOne(ctx context.Context, j *judge, dir string, m Mutant, src []byte, tags string, confirm bool) (r Result) {
+// judgeScope is what judges a mutant: the scenarios that execute its
+// statement (reaching, from the tagged copy of the features), or, when
+// that is not known, its package's scenarios (tags) and then, with
+// confirm, the whole suite.
+type judgeScope struct {
+	tags     string
+	confirm  bool
+	reaching string
+	features string
+}
+
+func judgeOne(ctx context.Context, j *judge, dir string, m Mutant, src []byte, sc judgeScope) (r Result) {
 	start := j.now()
 	r.Mutant = m
 	defer func() { r.Millis = j.now().Sub(start).Milliseconds() }()
@@ -360,7 +406,7 @@ func judgeOne(ctx context.Context, j *judge, dir string, m Mutant, src []byte, t
 		r.Status, r.Detail = HarnessError, err.Error()
 		return r
 	}
-	bin, err := j.build(ctx, dir, &m, src)
+	bin, err := j.buildCounting(ctx, dir, &m, src, &r.CPUMillis)
 	var be *buildError
 	switch {
 	case errors.As(err, &be):
@@ -371,13 +417,13 @@ func judgeOne(ctx context.Context, j *judge, dir string, m Mutant, src []byte, t
 		return r
 	}
 	r.BuildMillis = j.now().Sub(start).Milliseconds()
-	judgeBuilt(ctx, j, exe{bin: bin, dir: dir}, tags, confirm, &r)
+	judgeBuilt(ctx, j, exe{bin: bin, dir: dir, cpu: &r.CPUMillis}, sc, &r)
 	return r
 }
 
 // judgeSchema judges mutant id in the program of schema build n, with its
 // switch on.
-func judgeSchema(ctx context.Context, j *judge, dir, bin string, n, id int, m Mutant, tags string, confirm bool) (r Result) {
+func judgeSchema(ctx context.Context, j *judge, dir, bin string, n, id int, m Mutant, sc judgeScope) (r Result) {
 	start := j.now()
 	r.Mutant, r.Schema = m, n
 	defer func() { r.Millis = j.now().Sub(start).Milliseconds() }()
@@ -385,13 +431,22 @@ func judgeSchema(ctx context.Context, j *judge, dir, bin string, n, id int, m Mu
 		r.Status, r.Detail = HarnessError, err.Error()
 		return r
 	}
-	judgeBuilt(ctx, j, exe{bin: bin, dir: dir, env: []string{fmt.Sprintf("%s=%d", mutantEnv, id)}}, tags, confirm, &r)
+	judgeBuilt(ctx, j, exe{bin: bin, dir: dir, env: []string{fmt.Sprintf("%s=%d", mutantEnv, id)}, cpu: &r.CPUMillis}, sc, &r)
 	return r
 }
 
-// judgeBuilt runs the suite against a built mutant: its package's
-// scenarios, then, if it survives them, the whole suite.
-func judgeBuilt(ctx context.Context, j *judge, x exe, tags string, confirm bool, r *Result) {
+// judgeBuilt runs the suite against a built mutant: the scenarios that
+// execute its statement when they are known (scenarios.go), else its
+// package's scenarios, then, if it survives them, the whole suite.
+func judgeBuilt(ctx context.Context, j *judge, x exe, sc judgeScope, r *Result) {
+	if sc.reaching != "" {
+		x.features = sc.features
+		v := j.scope(ctx, x, sc.reaching, r)
+		r.Scope = "reaching"
+		r.Status, r.Failing, r.Detail = v.status, v.failing, v.detail
+		return
+	}
+	tags, confirm := sc.tags, sc.confirm
 	v := j.scope(ctx, x, tags, r)
 	r.Scope = "package"
 	if v.status == Survived && tags != "" && confirm {
@@ -428,7 +483,14 @@ func (j *judge) reproducedExe(ctx context.Context, x exe, v verdict, r *Result) 
 	if v.status != Killed || len(v.failing) == 0 {
 		return v
 	}
-	again := j.runExe(ctx, x, "@"+strings.Join(v.failing, ",@"), true)
+	// With a tagged copy of the features the failing scenarios themselves
+	// run again (the same ones, cheaper than every scenario of their
+	// requirements); the kill is still the requirements they failed.
+	tags := "@" + strings.Join(v.failing, ",@")
+	if x.features != "" && len(v.units) > 0 {
+		tags = strings.Join(v.units, ",")
+	}
+	again := j.runExe(ctx, x, tags, true)
 	if again.status != Survived {
 		return v
 	}

@@ -20,11 +20,22 @@ import (
 // the campaign spends its time on the others.
 type reach struct {
 	blocks map[string][]coverBlock // by module-relative file
+	// With per-scenario reach (scenarios.go): the tagged copy of the
+	// feature files and its scenarios, which coverBlock.units index.
+	features string
+	units    []scenarioUnit
 }
 
 type coverBlock struct {
 	l0, c0, l1, c1 int
 	hit            bool
+	units          []int // the scenarios that executed it, per-scenario reach only
+}
+
+func (b coverBlock) contains(line, col int) bool {
+	after := line > b.l0 || line == b.l0 && col >= b.c0
+	before := line < b.l1 || line == b.l1 && col < b.c1
+	return after && before
 }
 
 // Reached values of a Result.
@@ -114,9 +125,7 @@ func (r *reach) at(file string, line, col int) string {
 	}
 	covered := false
 	for _, b := range r.blocks[file] {
-		after := line > b.l0 || line == b.l0 && col >= b.c0
-		before := line < b.l1 || line == b.l1 && col < b.c1
-		if after && before {
+		if b.contains(line, col) {
 			if b.hit {
 				return ReachedYes
 			}

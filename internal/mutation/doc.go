@@ -9,9 +9,19 @@
 // the package's unit tests: the conform CLI is built with mutated files
 // laid over the real ones (`go build -overlay`, so the working tree is
 // never written), and `conform run --require all` runs against its embedded
-// kernel, restricted to the scenarios tagged with the requirement IDs the
-// package's doc.go names. A mutant those scenarios let through is run
-// against the whole suite before it is called a survivor. Each run stops
+// kernel, restricted to the scenarios that execute the mutated statement
+// (scenarios.go): before judging, each scenario runs alone on a coverage
+// build of the unmutated kernel, and a mutant is judged by the scenarios
+// whose coverage holds its statement (for a case expression, which
+// coverage does not count, those that run its function) — every other
+// scenario runs the mutant exactly as it runs the original, so no whole-
+// suite run is needed to call it a survivor. A copy of the feature files
+// gives each scenario a tag of its own, so such a run sets up only the
+// scenarios it runs. A mutant outside any function (a package-level
+// declaration every scenario may depend on), and every mutant with
+// -per-scenario=false, is judged as before: by the scenarios tagged with
+// the requirement IDs its package's doc.go names, then, if they let it
+// through, by the whole suite. Each run stops
 // at its first failure (conform run --fail-fast: a kill needs one); when
 // that failure does not come back on its own scenarios, the run may have
 // stopped before a real one, so the same scenarios run again to the end.
@@ -32,18 +42,26 @@
 // per program), so a campaign of the reference kernel compiles a handful of
 // programs and runs each mutant with CONFORM_MUTANT set to its index. A
 // mutant is built alone, exactly as before, when the schema cannot hold it
-// safely: it does not compile alone (go/types says so, and its own build
-// then makes it not viable), it sits in a slot that takes a simple
+// safely: it sits in a slot that takes a simple
 // statement only, it removes a panic, it is a constant inside a larger
 // constant expression (computed exactly at compile time, but at run time in
 // its type once wrapped), its type cannot be named in its file, it calls
 // recover, or the type checker or the compiler refuses its rewritten site
 // (the site is taken out and the schema checked again, a bounded number of
-// times). -alone builds every mutant alone. Measured from scratch at -j 6
-// on 2 cores: 1648 mutants, 127 programs built (4 schema builds), 32.5 min
-// of wall time and 11,268 s of worker time with --fail-fast judging
-// (48 min and 16,880 s without it, under load), against about 65 min and
-// 25,097 s (8,966 s of it building) with one build per mutant.
+// times). A mutant go/types refuses alone is not viable without a build
+// (a build that can only fail costs seconds; make mutation-compare checks
+// against builds that the verdicts agree). -alone builds every mutant
+// alone, and judges a mutant that does not compile by its failed build.
+// Measured from scratch at -j 6 on 2 cores, before per-scenario reach:
+// 1648 mutants, 127 programs built (4 schema builds), 32.5 min of wall
+// time and 11,268 s of worker time with --fail-fast judging (48 min and
+// 16,880 s without it, under load), against about 65 min and 25,097 s
+// (8,966 s of it building) with one build per mutant. With per-scenario
+// reach, on a seeded sample at load 45-85: 2.5 CPU s per judged mutant
+// (mean; median 1.3 s) plus 189 CPU s of setup once, against about 17.5
+// CPU s per mutant built alone with the old scope (README, Mutation
+// testing). The report carries the campaign's CPU time (cpu_s) and each
+// mutant's (cpu_ms).
 //
 // The per-run timeout is derived from the unmutated suite's run
 // (timeout.go): 5x its time, stretched by jobs/(2*cores), at least 30 s;

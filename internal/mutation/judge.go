@@ -50,6 +50,18 @@ type judge struct {
 	timeout time.Duration
 	now     func() time.Time
 	builds  atomic.Int64 // programs built to judge mutants
+	// buildCPU is the CPU time (user and system, the compiler's and
+	// linker's included) of the builds of mutants, in nanoseconds.
+	buildCPU atomic.Int64
+}
+
+// cpuOf is the CPU time a finished command used, its waited-for children
+// included (wait4 reports them with it); 0 when it did not start.
+func cpuOf(ps *os.ProcessState) time.Duration {
+	if ps == nil {
+		return 0
+	}
+	return ps.UserTime() + ps.SystemTime()
 }
 
 // exe is one program to judge: a binary, the folder its run writes its
@@ -57,6 +69,11 @@ type judge struct {
 type exe struct {
 	bin, dir string
 	env      []string
+	// features, when set, is the tagged copy of the feature files
+	// (scenarios.go) the run selects its scenarios from.
+	features string
+	// cpu, when set, adds up the CPU time of every run, in milliseconds.
+	cpu *int64
 }
 
 // verdict is what one run of the suite said.
@@ -65,11 +82,18 @@ type verdict struct {
 	failing []string // requirement IDs that failed or erred
 	detail  string   // build error, panic line, or harness error, trimmed
 	took    time.Duration
+	units   []string // with a tagged copy: the own tags of the failing scenarios
 }
 
 // build writes the mutated file and the overlay into dir and builds the
 // binary there. src == nil builds the unmutated program.
 func (j *judge) build(ctx context.Context, dir string, m *Mutant, src []byte) (string, error) {
+	return j.buildCounting(ctx, dir, m, src, nil)
+}
+
+// buildCounting is build adding the build's CPU time, in milliseconds, to
+// *cpu when cpu is set.
+func (j *judge) buildCounting(ctx context.Context, dir string, m *Mutant, src []byte, cpu *int64) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -102,7 +126,14 @@ func (j *judge) build(ctx context.Context, dir string, m *Mutant, src []byte) (s
 	if m != nil {
 		j.builds.Add(1)
 	}
-	if err := cmd.Run(); err != nil {
+	err := cmd.Run()
+	if m != nil {
+		j.buildCPU.Add(int64(cpuOf(cmd.ProcessState)))
+		if cpu != nil {
+			*cpu += cpuOf(cmd.ProcessState).Milliseconds()
+		}
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
@@ -139,6 +170,9 @@ func (j *judge) runExe(ctx context.Context, x exe, tags string, failFast bool) v
 	if failFast {
 		args = append(args, "--fail-fast")
 	}
+	if x.features != "" {
+		args = append(args, "--features", x.features)
+	}
 	if tags != "" {
 		args = append(args, "--tags", tags)
 	}
@@ -156,6 +190,9 @@ func (j *judge) runExe(ctx context.Context, x exe, tags string, failFast bool) v
 		stop := watchMemory(cmd.Process, memoryLimit, &hog)
 		err = cmd.Wait()
 		stop()
+		if x.cpu != nil {
+			*x.cpu += cpuOf(cmd.ProcessState).Milliseconds()
+		}
 	}
 	v := verdict{took: j.now().Sub(start)}
 	var exit *exec.ExitError
@@ -170,7 +207,7 @@ func (j *judge) runExe(ctx context.Context, x exe, tags string, failFast bool) v
 		// The report, not the exit status, is the verdict: conform's exit
 		// status leaves out the rows of an opted-in profile (DF), which a
 		// mutant breaks as surely as any other.
-		v.failing = failingIDs(rep)
+		v.failing, v.units = failures(rep)
 		v.status = Survived
 		if err != nil || len(v.failing) > 0 {
 			v.status = Killed
@@ -191,24 +228,46 @@ func (j *judge) runExe(ctx context.Context, x exe, tags string, failFast bool) v
 // report; a report that cannot be read leaves the list empty (the exit
 // status already said the run failed).
 func failingIDs(path string) []string {
+	ids, _ := failures(path)
+	return ids
+}
+
+// failures reads the requirement IDs that failed or erred and, when the
+// run selected from a tagged copy of the features, the own tags of the
+// scenarios that failed or erred.
+func failures(path string) (ids, units []string) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	var r struct {
 		Requirements []struct{ ID, Status string } `json:"requirements"`
+		Scenarios    []struct {
+			Status string
+			Tags   []string
+		} `json:"scenarios"`
 	}
 	if json.Unmarshal(b, &r) != nil {
-		return nil
+		return nil, nil
 	}
-	var ids []string
 	for _, q := range r.Requirements {
 		if q.Status == "fail" || q.Status == "error" {
 			ids = append(ids, q.ID)
 		}
 	}
+	for _, sc := range r.Scenarios {
+		if sc.Status != "fail" && sc.Status != "error" {
+			continue
+		}
+		for _, t := range sc.Tags {
+			if strings.HasPrefix(t, unitPrefix) {
+				units = append(units, t)
+			}
+		}
+	}
 	slices.Sort(ids)
-	return ids
+	slices.Sort(units)
+	return ids, slices.Compact(units)
 }
 
 // initFailed reports a run that refused the kernel at initialize: the

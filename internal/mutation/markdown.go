@@ -20,13 +20,21 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if tree == "" {
 		tree = "refkernel"
 	}
-	fmt.Fprintf(&b, "Campaign over %s of `%s/`, judged by the conformance suite against the embedded kernel "+
-		"(`conform run --require all`, restricted to the scenarios of the requirements each package's doc.go names", scope, cell(tree))
+	fmt.Fprintf(&b, "Campaign over %s of `%s/`, judged by the conformance suite against the embedded kernel ", scope, cell(tree))
+	if r.PerScenario {
+		b.WriteString("(`conform run --require all`, restricted to the scenarios that execute the mutated statement, measured with one coverage run of each scenario alone; every other scenario runs the mutant as it runs the original. " +
+			"A mutant outside any function, which every scenario may depend on, is judged by the scenarios of the requirements its package's doc.go names")
+	} else {
+		b.WriteString("(`conform run --require all`, restricted to the scenarios of the requirements each package's doc.go names")
+	}
 	if r.Confirm {
 		b.WriteString("; a survivor is run again against the whole suite")
 	}
 	fmt.Fprintf(&b, "). Judging every mutant took %s of worker time (%d jobs: about %s); this run took %s.",
 		fmtDuration(r.WorkerS), r.Jobs, fmtDuration(r.WorkerS/float64(max(r.Jobs, 1))), fmtDuration(r.DurationS))
+	if c := r.CPU; c != nil {
+		fmt.Fprintf(&b, " CPU time: %.0f s (setup %.0f s, builds of mutants %.0f s).", c.Total, c.Setup, c.Builds)
+	}
 	if r.Builds > 0 {
 		fmt.Fprintf(&b, " This run built %s: mutant schemata (many mutants to a program, switched at run time; %s of building) and the mutants a schema cannot hold.",
 			count(r.Builds, "program", "programs"), fmtDuration(r.SchemaBuildS))
@@ -59,7 +67,11 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	b.WriteString("Spec score = killed / (viable − equivalent − open reading): the figure the target applies to, because killing a mutant that implements an open reading would fail a correct kernel; every open reading names the ambiguity or §15 reading it relies on. " +
 		"Score = killed / (viable − equivalent − legal variant), the strict figure; raw = killed / viable. A legal variant is a mutant that is a correct kernel and declares what it does (the mutated value feeds both its behaviour and a reading or default it declares at initialize): the suite must let it pass, as it lets the hand-written legal variants of the kill matrix pass. Not observable survivors count against both. Killed includes crashed and timed out. " +
 		"Needs check: a survivor the committed list names a missing scenario for (the requirement it breaks and the check that would kill it); it counts against the score until that check exists.\n\n")
-	b.WriteString("Not reached: survivors whose statement no scenario executes against the unmutated kernel (one coverage run of the whole suite).\n\n")
+	if r.PerScenario {
+		b.WriteString("Not reached: survivors whose statement no scenario executes against the unmutated kernel (one coverage run of each scenario).\n\n")
+	} else {
+		b.WriteString("Not reached: survivors whose statement no scenario executes against the unmutated kernel (one coverage run of the whole suite).\n\n")
+	}
 	b.WriteString("| package | mutants | not viable | killed | crashed | timeout | survived | not reached | equivalent | legal variant | not observable | open reading | needs check | unclassified | raw | score | spec score |\n")
 	b.WriteString("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, s := range append(append([]Score{}, r.Packages...), r.Totals) {

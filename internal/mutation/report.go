@@ -11,29 +11,36 @@ import (
 
 // Report is a campaign's outcome: reports/mutation.json.
 type Report struct {
-	Tool      string  `json:"tool"`
-	Commit    string  `json:"commit,omitempty"`
-	Tree      string  `json:"tree"` // the folder whose packages were mutated
-	Sample    int     `json:"sample_per_package,omitempty"`
-	Seed      uint64  `json:"seed,omitempty"`
-	Jobs      int     `json:"jobs"`
-	Confirm   bool    `json:"survivors_confirmed_on_whole_suite"`
-	DurationS float64 `json:"duration_s"`
+	Tool    string `json:"tool"`
+	Commit  string `json:"commit,omitempty"`
+	Tree    string `json:"tree"` // the folder whose packages were mutated
+	Sample  int    `json:"sample_per_package,omitempty"`
+	Seed    uint64 `json:"seed,omitempty"`
+	Jobs    int    `json:"jobs"`
+	Confirm bool   `json:"survivors_confirmed_on_whole_suite"`
+	// PerScenario: each mutant was judged by the scenarios that execute
+	// its statement (scenarios.go).
+	PerScenario bool    `json:"per_scenario,omitempty"`
+	DurationS   float64 `json:"duration_s"`
 	// WorkerS is the time spent judging every mutant, summed over jobs,
 	// journaled verdicts included: what the whole campaign costs.
 	WorkerS float64 `json:"worker_s"`
 	// Builds counts the programs built to judge mutants: schema builds
 	// (each holding many mutants) and mutants built alone;
 	// SchemaBuildS is the time the schema builds took, outside WorkerS.
-	Builds       int            `json:"builds,omitempty"`
-	SchemaBuildS float64        `json:"schema_build_s,omitempty"`
-	Target       float64        `json:"target"`
-	Totals       Score          `json:"totals"`
-	Packages     []Score        `json:"packages"`
-	Survivors    []Result       `json:"survivors,omitempty"` // written by WriteJSON
-	Stale        []string       `json:"stale_classifications"`
-	Mutants      []Result       `json:"mutants,omitempty"` // written by WriteJSON
-	Operators    map[Op]OpCount `json:"operators"`
+	Builds       int     `json:"builds,omitempty"`
+	SchemaBuildS float64 `json:"schema_build_s,omitempty"`
+	// CPU is the processor time the campaign's commands used (user and
+	// system, summed over every build and run): unlike wall time it does
+	// not depend on what else the machine runs.
+	CPU       *CPUFigures    `json:"cpu_s,omitempty"`
+	Target    float64        `json:"target"`
+	Totals    Score          `json:"totals"`
+	Packages  []Score        `json:"packages"`
+	Survivors []Result       `json:"survivors,omitempty"` // written by WriteJSON
+	Stale     []string       `json:"stale_classifications"`
+	Mutants   []Result       `json:"mutants,omitempty"` // written by WriteJSON
+	Operators map[Op]OpCount `json:"operators"`
 	// Carried summarises the verdicts taken from an earlier campaign.
 	Carried   *CarrySummary `json:"carried,omitempty"`
 	Unclassed int           `json:"unclassified_survivors"`
@@ -108,7 +115,7 @@ type CarrySummary struct {
 func newReport(cfg Config, pkgs []Package, results []Result, took time.Duration) *Report {
 	r := &Report{
 		Tool: "conform internal/mutation (go/ast, go build -overlay)", Commit: cfg.Commit, Tree: cfg.Tree, Sample: cfg.PerPackage, Jobs: cfg.Jobs,
-		Confirm: cfg.Confirm, DurationS: took.Round(time.Second).Seconds(), Target: TargetScore,
+		Confirm: cfg.Confirm, PerScenario: cfg.PerScenario, DurationS: took.Round(time.Second).Seconds(), Target: TargetScore,
 		Stale: []string{}, Survivors: []Result{}, Operators: map[Op]OpCount{}, Mutants: results,
 		Unreproduced: map[string]int{},
 	}
@@ -288,4 +295,14 @@ func WriteJSON(w io.Writer, r *Report) error {
 	out.WriteString("\n}\n")
 	_, err = w.Write(out.Bytes())
 	return err
+}
+
+// CPUFigures splits a campaign's processor time, in seconds: setup (the
+// unmutated build and suite run, and measuring reach), the builds of
+// mutants (schema programs and mutants built alone) and everything, this
+// process's own time included.
+type CPUFigures struct {
+	Setup  float64 `json:"setup"`
+	Builds float64 `json:"builds"`
+	Total  float64 `json:"total"`
 }

@@ -23,8 +23,8 @@ import (
 type schemaPlan struct {
 	builds []*schemaBuild
 	of     map[int]*schemaBuild
-	// uncompilable are the mutants, among those no scenario reaches, that
-	// the type checker refuses: they are not viable, though never built.
+	// uncompilable are the mutants the type checker refuses alone: they
+	// are not viable, though never built.
 	uncompilable map[int]bool
 }
 
@@ -95,7 +95,10 @@ func planSchemata(ctx context.Context, j *judge, mutants []Mutant, ids, unreache
 			continue
 		}
 		if mutated, err := m.Apply(sources[m.File]); err != nil || !env.compiles(p, m.File, mutated) {
-			continue // not viable alone: the compiler says so on its own build
+			// Not viable: go/types refuses it alone, as the compiler
+			// would (a build that can only fail would cost seconds).
+			plan.uncompilable[i] = true
+			continue
 		}
 		byFile[m.File] = append(byFile[m.File], s)
 	}
@@ -302,7 +305,9 @@ func (b *schemaBuild) build(ctx context.Context, j *judge, sources map[string][]
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		j.builds.Add(1)
-		if cmd.Run() == nil {
+		err := cmd.Run()
+		j.buildCPU.Add(int64(cpuOf(cmd.ProcessState)))
+		if err == nil {
 			return bin
 		}
 		if ctx.Err() != nil {

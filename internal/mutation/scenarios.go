@@ -1,0 +1,265 @@
+package mutation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Per-scenario reach (PerScenario): which scenarios execute each statement
+// of the mutated tree, from one coverage run per scenario of the unmutated
+// kernel. A mutant is then judged by the scenarios that execute its
+// statement and by no other: every other scenario runs the mutated program
+// exactly as it runs the original, so running it would cost time and could
+// not change the verdict. That replaces the package's scenarios followed by
+// the whole suite for every survivor, which cost most of a campaign (a
+// whole suite is about 7 CPU seconds; the scenarios reaching a statement
+// are usually a few). A run of a few scenarios selected by tag is cheap
+// (godog drops the others before it sets them up), so each scenario of a
+// copy of the feature files gets a tag of its own, unitTag.
+
+// scenarioUnit is one scenario of the suite (an outline with all its
+// examples) in the tagged copy of the feature files.
+type scenarioUnit struct {
+	File string // feature file, relative to the features folder
+	Line int    // line of its Scenario keyword in the original file
+	Tag  string // its own tag, e.g. @mut_s12
+}
+
+var scenarioKeyword = regexp.MustCompile(`^\s*(Scenario|Scenario Outline|Scenario Template|Example):`)
+
+// unitPrefix starts the tag of every scenario in the tagged copy; it is not
+// shaped like a requirement ID, so the runner does not check it against
+// the catalog.
+const unitPrefix = "@mut_s"
+
+// tagScenarios copies the .feature files of src into dst, giving every
+// scenario a tag of its own at the end of its last tag line (or on a new
+// line before it), and lists the scenarios.
+func tagScenarios(src, dst string) ([]scenarioUnit, error) {
+	files, err := filepath.Glob(filepath.Join(src, "*.feature"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no .feature files in %s", src)
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return nil, err
+	}
+	slices.Sort(files)
+	var units []scenarioUnit
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for i, l := range strings.Split(string(b), "\n") {
+			if scenarioKeyword.MatchString(l) {
+				u := scenarioUnit{File: filepath.Base(f), Line: i + 1, Tag: unitPrefix + strconv.Itoa(len(units)+1)}
+				units = append(units, u)
+				if n := len(out) - 1; n >= 0 && strings.HasPrefix(strings.TrimSpace(out[n]), "@") {
+					out[n] += " " + u.Tag
+				} else {
+					out = append(out, strings.Repeat(" ", len(l)-len(strings.TrimLeft(l, " \t")))+u.Tag)
+				}
+			}
+			out = append(out, l)
+		}
+		if err := os.WriteFile(filepath.Join(dst, filepath.Base(f)), []byte(strings.Join(out, "\n")), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return units, nil
+}
+
+// measureScenarioReach builds the program with coverage of tree, runs every
+// scenario of the tagged copy alone (jobs at a time, each writing its own
+// counters) and records, for every block, the scenarios that executed it.
+func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) (*reach, error) {
+	dir := filepath.Join(j.tmp, "coverage")
+	features := filepath.Join(dir, "features")
+	units, err := tagScenarios(filepath.Join(j.root, "features"), features)
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(dir, "conform")
+	pkgs := "./" + tree + "/...," + j.target
+	if out, err := j.goCmd(ctx, "build", "-cover", "-coverpkg="+pkgs, "-o", bin, j.target); err != nil {
+		return nil, fmt.Errorf("coverage build: %v: %s", err, firstLines(out, 3))
+	}
+	mod, err := modulePath(j.root)
+	if err != nil {
+		return nil, err
+	}
+	// The covdata tool is run once per scenario: found once, not through
+	// the go command each time.
+	covdata, err := j.goCmd(ctx, "tool", "-n", "covdata")
+	if err != nil {
+		return nil, fmt.Errorf("go tool -n covdata: %v: %s", err, firstLines(covdata, 3))
+	}
+	covdata = strings.TrimSpace(covdata)
+	r := &reach{blocks: map[string][]coverBlock{}, features: features, units: units}
+	index := map[string]map[[4]int]int{} // file -> block -> position in r.blocks[file]
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+		next  = make(chan int)
+	)
+	for range max(jobs, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for u := range next {
+				p, err := unitProfile(ctx, covdata, bin, dir, features, u, units[u])
+				var prof *reach
+				if err == nil {
+					prof, err = parseProfile(p, mod)
+				}
+				mu.Lock()
+				if err != nil && first == nil {
+					first = err
+				}
+				if err == nil {
+					r.merge(prof, u, index)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for u := range units {
+		select {
+		case next <- u:
+		case <-ctx.Done():
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return r, first
+}
+
+// unitProfile runs scenario u alone on the coverage build and returns its
+// text profile. The scenario's own verdict does not matter here: what it
+// executed does.
+func unitProfile(ctx context.Context, covdata, bin, dir, features string, u int, unit scenarioUnit) ([]byte, error) {
+	data := filepath.Join(dir, "data", strconv.Itoa(u))
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		return nil, err
+	}
+	run := filepath.Join(dir, "run", strconv.Itoa(u))
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, bin, "run", "-q", "--slow", "--require", "all", "--features", features, "--tags", unit.Tag)
+	cmd.Dir = run
+	cmd.Env = append(os.Environ(), "GOCOVERDIR="+data)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		var exit *exec.ExitError
+		if ctx.Err() != nil || !(errors.As(err, &exit) && exit.ExitCode() == 1) {
+			return nil, fmt.Errorf("coverage run of %s:%d: %v: %s", unit.File, unit.Line, err, firstLines(string(out), 3))
+		}
+	}
+	profile := filepath.Join(dir, "run", strconv.Itoa(u)+".out")
+	if out, err := exec.CommandContext(ctx, covdata, "textfmt", "-i="+data, "-o="+profile).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("coverage profile of %s:%d: %v: %s", unit.File, unit.Line, err, firstLines(string(out), 3))
+	}
+	return os.ReadFile(profile)
+}
+
+// merge adds one scenario's profile to r: every block it lists is known,
+// and the blocks it executed name scenario u.
+func (r *reach) merge(p *reach, u int, index map[string]map[[4]int]int) {
+	for file, blocks := range p.blocks {
+		if index[file] == nil {
+			index[file] = map[[4]int]int{}
+		}
+		for _, b := range blocks {
+			k := [4]int{b.l0, b.c0, b.l1, b.c1}
+			at, ok := index[file][k]
+			if !ok {
+				at = len(r.blocks[file])
+				index[file][k] = at
+				r.blocks[file] = append(r.blocks[file], coverBlock{l0: b.l0, c0: b.c0, l1: b.l1, c1: b.c1})
+			}
+			if b.hit {
+				r.blocks[file][at].hit = true
+				r.blocks[file][at].units = append(r.blocks[file][at].units, u)
+			}
+		}
+	}
+}
+
+// scenarioTags is the tag expression selecting the scenarios that execute
+// the statement at file:line:col, "" when per-scenario reach was not
+// measured or the place is in no function (a package-level declaration:
+// every scenario may depend on it). A place in a function but in no block
+// — a case expression of a switch, which coverage does not count — takes
+// the scenarios that executed any block of its innermost function: every
+// scenario that evaluates the expression calls the function.
+func (r *reach) scenarioTags(file string, line, col int, src []byte) string {
+	if r == nil || r.units == nil {
+		return ""
+	}
+	var us []int
+	for _, b := range r.blocks[file] {
+		if b.contains(line, col) {
+			us = append(us, b.units...)
+		}
+	}
+	if len(us) == 0 {
+		if f, ok := enclosingFunc(src, line, col); ok {
+			for _, b := range r.blocks[file] {
+				if f.contains(b.l0, b.c0) {
+					us = append(us, b.units...)
+				}
+			}
+		}
+	}
+	slices.Sort(us)
+	us = slices.Compact(us)
+	tags := make([]string, len(us))
+	for i, u := range us {
+		tags[i] = r.units[u].Tag
+	}
+	return strings.Join(tags, ",")
+}
+
+// enclosingFunc is the extent of the innermost function declaration or
+// literal holding line:col in src.
+func enclosingFunc(src []byte, line, col int) (coverBlock, bool) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
+	if err != nil {
+		return coverBlock{}, false
+	}
+	var best coverBlock
+	found := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			s, e := fset.Position(n.Pos()), fset.Position(n.End())
+			b := coverBlock{l0: s.Line, c0: s.Column, l1: e.Line, c1: e.Column}
+			if b.contains(line, col) {
+				best, found = b, true // Inspect goes outside in: the last is the innermost
+			}
+		}
+		return true
+	})
+	return best, found
+}

@@ -1,0 +1,93 @@
+package mutation
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTagScenarios(t *testing.T) {
+	src, dst := t.TempDir(), t.TempDir()
+	feature := `Feature: demo
+
+  Background:
+    Given a kernel
+
+  @TA-01 @must
+  Scenario: tagged
+    Then it passes
+
+  Scenario Outline: untagged <n>
+    Then it passes
+
+    Examples:
+      | n |
+      | 1 |
+`
+	if err := os.WriteFile(filepath.Join(src, "demo.feature"), []byte(feature), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	units, err := tagScenarios(src, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []scenarioUnit{{File: "demo.feature", Line: 7, Tag: "@mut_s1"}, {File: "demo.feature", Line: 10, Tag: "@mut_s2"}}
+	if len(units) != len(want) || units[0] != want[0] || units[1] != want[1] {
+		t.Fatalf("units = %+v, want %+v", units, want)
+	}
+	b, err := os.ReadFile(filepath.Join(dst, "demo.feature"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(b)
+	for _, line := range []string{"  @TA-01 @must @mut_s1\n  Scenario: tagged", "\n  @mut_s2\n  Scenario Outline: untagged"} {
+		if !strings.Contains(got, line) {
+			t.Errorf("tagged copy lacks %q:\n%s", line, got)
+		}
+	}
+}
+
+func TestScenarioTags(t *testing.T) {
+	r := &reach{units: []scenarioUnit{{Tag: "@mut_s1"}, {Tag: "@mut_s2"}, {Tag: "@mut_s3"}}, blocks: map[string][]coverBlock{
+		"a.go": {{l0: 1, c0: 1, l1: 5, c1: 2, hit: true, units: []int{2, 0}}, {l0: 6, c0: 1, l1: 9, c1: 2}},
+	}}
+	if got := r.scenarioTags("a.go", 3, 4, nil); got != "@mut_s1,@mut_s3" {
+		t.Errorf("a reached statement: %q", got)
+	}
+	if got := r.scenarioTags("a.go", 7, 1, nil); got != "" {
+		t.Errorf("an unreached statement: %q", got)
+	}
+	if got := r.at("a.go", 7, 1); got != ReachedNo {
+		t.Errorf("an unreached statement is %q", got)
+	}
+	if got := (&reach{}).scenarioTags("a.go", 3, 4, nil); got != "" {
+		t.Errorf("without per-scenario reach: %q", got)
+	}
+}
+
+func TestScenarioTagsCaseExpression(t *testing.T) {
+	src := []byte(`package p
+
+func f(a, b int) int {
+	switch {
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+var v = 1 + 2
+`)
+	// Blocks as go test -cover counts them: the case expression (line 5)
+	// is in none.
+	r := &reach{units: []scenarioUnit{{Tag: "@mut_s1"}, {Tag: "@mut_s2"}}, blocks: map[string][]coverBlock{
+		"p.go": {{l0: 3, c0: 24, l1: 4, c1: 9, hit: true, units: []int{1}}, {l0: 5, c0: 13, l1: 6, c1: 11}},
+	}}
+	if got := r.scenarioTags("p.go", 5, 9, src); got != "@mut_s2" {
+		t.Errorf("a case expression takes its function's scenarios: %q", got)
+	}
+	if got := r.scenarioTags("p.go", 11, 9, src); got != "" {
+		t.Errorf("a package-level declaration: %q", got)
+	}
+}
