@@ -46,6 +46,11 @@ type Options struct {
 	ScenarioTimeout time.Duration // default 10s
 	// Log, when set, receives rapid's progress lines.
 	Log io.Writer
+	// ViaFeatures runs every case as its feature file, through godog as
+	// `conform run --features` does, instead of from its lines
+	// (runner.Lines). It is several times slower and finds the same: the
+	// direct path is checked against it (TestFuzzFindsTheSameViaFeatures).
+	ViaFeatures bool
 }
 
 // Result is what a fuzz run found.
@@ -103,12 +108,11 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 
 	pool := driver.NewPool(opt.Launcher)
 	defer pool.Close()
-	k, err := pool.Get(ctx)
+	lines, err := runner.NewLines(ctx, runner.Options{Launcher: opt.Launcher, Pool: pool, ScenarioTimeout: opt.ScenarioTimeout})
 	if err != nil {
 		return Result{}, fmt.Errorf("the kernel could not be started and initialized: %w", err)
 	}
-	info := k.Info
-	pool.Put(k)
+	info := lines.Info()
 	caps := CapabilitiesOf(info, opt.RealTime)
 
 	res := Result{Seed: opt.Seed, Kernel: info.Kernel.Name + " " + info.Kernel.Version}
@@ -128,11 +132,14 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 		}
 		c := Generate(t, caps)
 		res.Cases++
-		title := fmt.Sprintf("Seed %d. %s", opt.Seed, describe(c))
-		feature := c.Feature(title)
-		out, err := runOne(ctx, opt, pool, feature)
-		if err != nil {
-			t.Fatalf("the harness could not run the case: %v", err)
+		var out outcome
+		if opt.ViaFeatures {
+			var err error
+			if out, err = runOne(ctx, opt, pool, c.Feature(title(opt.Seed, c))); err != nil {
+				t.Fatalf("the harness could not run the case: %v", err)
+			}
+		} else {
+			out = runLines(ctx, lines, c)
 		}
 		if out.status == report.Pass || out.status == report.NotReached {
 			return
@@ -149,6 +156,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 		if res.FoundAfter == 0 {
 			res.FoundAfter = res.Cases
 		}
+		feature := c.Feature(title(opt.Seed, c))
 		last.feature, last.failure, last.failed = feature, fmt.Sprintf("%s: %s", out.status, out.failure), out.failed
 		t.Fatalf("%s", last.failure)
 	})
@@ -185,11 +193,21 @@ type outcome struct {
 	failed  []string
 }
 
-// runOne runs one rendered case and returns its verdict.
+// runLines runs one case from its lines, without godog, and returns its
+// verdict.
+func runLines(ctx context.Context, l *runner.Lines, c Case) outcome {
+	return outcomeOf(l.Run(ctx, caseFile, scenarioName, c.Tags(), c.Lines()))
+}
+
+// caseFile is the name a case's feature file is run under.
+const caseFile = "case.feature"
+
+// runOne runs one rendered case as a feature file, through godog as
+// `conform run --features` does, and returns its verdict.
 func runOne(ctx context.Context, opt Options, pool *driver.Pool, feature string) (outcome, error) {
 	r, err := runner.Run(ctx, runner.Options{
 		Launcher: opt.Launcher, Pool: pool,
-		FS: fstest.MapFS{"case.feature": {Data: []byte(feature)}}, Root: ".",
+		FS: fstest.MapFS{caseFile: {Data: []byte(feature)}}, Root: ".",
 		Concurrency: 1, ScenarioTimeout: opt.ScenarioTimeout,
 	})
 	if err != nil {
@@ -198,6 +216,11 @@ func runOne(ctx context.Context, opt Options, pool *driver.Pool, feature string)
 	if len(r.Scenarios) != 1 {
 		return outcome{}, fmt.Errorf("expected one scenario, the run reported %d", len(r.Scenarios))
 	}
+	return outcomeOf(r), nil
+}
+
+// outcomeOf reads the verdict of a one-scenario report.
+func outcomeOf(r *report.Report) outcome {
 	sc := r.Scenarios[0]
 	o := outcome{status: sc.Status, failure: sc.Failure}
 	for _, q := range r.Requirements {
@@ -206,8 +229,11 @@ func runOne(ctx context.Context, opt Options, pool *driver.Pool, feature string)
 		}
 	}
 	sort.Strings(o.failed)
-	return o, nil
+	return o
 }
+
+// title is the feature's description line.
+func title(seed uint64, c Case) string { return fmt.Sprintf("Seed %d. %s", seed, describe(c)) }
 
 // describe is a one-line summary of a case for the feature's title.
 func describe(c Case) string {
