@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Admit is what a peer checks of a message part it receives: Validate, then
@@ -32,7 +30,7 @@ func Admit(method, part string, raw json.RawMessage) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("null")
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	doc, err := decodeDoc(raw)
 	if err != nil {
 		return fmt.Errorf("invalid JSON: %v", err)
 	}

@@ -150,7 +150,7 @@ func Validate(method string, part string, raw json.RawMessage) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("null")
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	doc, err := decodeDoc(raw)
 	if err != nil {
 		return fmt.Errorf("invalid JSON: %v", err)
 	}
