@@ -46,8 +46,8 @@ type Options struct {
 	ScenarioTimeout time.Duration // default 10s
 	// Log, when set, receives rapid's progress lines.
 	Log io.Writer
-	// Workers is how many cases run at once while searching (default:
-	// one more than the cores). Shrinking runs one case at a time.
+	// Workers is how many cases run at once while searching, each on a
+	// kernel of its own (default 1). Shrinking runs one case at a time.
 	Workers int
 	// ViaFeatures runs every case as its feature file, through godog as
 	// `conform run --features` does, instead of from its lines
