@@ -4,9 +4,11 @@
 //   - the whole suite (--slow) against the reference kernel as a subprocess,
 //     against its longest scenario (the floor: the suite cannot end sooner);
 //   - wire round trips with schema validation against the same pipe without
-//     it, 32 requests in flight (harness/driver's pipelined benchmark);
+//     it, 32 requests in flight (harness/driver's pipelined benchmark), as
+//     throughput and as CPU per round trip of both processes;
 //   - conform fuzz sessions per second in-process and over the wire (the
-//     reference kernel as a subprocess), against the targets 200/s and 50/s;
+//     reference kernel as a subprocess), against the targets 200/s and 50/s,
+//     and the CPU each session cost;
 //   - mutation campaign time per mutant (a seeded sample, schemata), against
 //     one whole-suite run.
 //
