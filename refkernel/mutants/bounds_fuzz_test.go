@@ -106,7 +106,9 @@ func firstLine(s string) string {
 // feature file. The mutants are ones whose failure does not depend on
 // timing, so both runs walk the same cases, and whose shrinking ends well
 // within the shrink time (bounds/cost-never-checked takes thousands of
-// shrinking runs: via features it is cut by the time limit).
+// shrinking runs: via features it is cut by the time limit). One mutant
+// keeps make e2e short: doomloop/fires-one-call-early agreed too, in 370 s
+// at load 60.
 func TestFuzzFindsTheSameViaFeatures(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("runs conform fuzz twice per mutant (make e2e runs it without -race)")
@@ -115,7 +117,7 @@ func TestFuzzFindsTheSameViaFeatures(t *testing.T) {
 	for _, m := range all() {
 		byName[m.Name] = m
 	}
-	for _, name := range []string{"doomloop/fires-one-call-early", "bounds/max-turns-off-by-one"} {
+	for _, name := range []string{"bounds/max-turns-off-by-one"} {
 		t.Run(name, func(t *testing.T) {
 			parts := byName[name].Apply(loop.DefaultParts())
 			var got [2]fuzz.Result
