@@ -104,15 +104,10 @@ func start(ctx context.Context, l adapter.Launcher, timeout time.Duration, timeo
 // validate checks a kernel → harness part against its schema, then decodes
 // it as the fakes and checks will: a part the schema accepts but Go cannot
 // hold (a number beyond its field) is a violation naming the field, never a
-// row silently missing from what the checks see.
+// row silently missing from what the checks see. wire.Admit does both from
+// one reading of the part (the transport has already refused repeated keys).
 func validate(method string, part jsonrpc.Part, raw json.RawMessage) error {
-	if err := wire.Validate(method, part.String(), raw); err != nil {
-		return err
-	}
-	if _, err := wire.Decode(method, part.String(), raw); err != nil {
-		return fmt.Errorf("does not decode: %w", err)
-	}
-	return nil
+	return wire.Admit(method, part.String(), raw)
 }
 
 // Version is the harness version reported in initialize.

@@ -22,6 +22,17 @@
 // TA-04, TA-06, TA-08, TA-10, TA-12, TA-18, TA-19, TA-20, TA-21, TA-23,
 // TA-24, TA-25, TA-26 and TA-27.
 //
+// A case runs from its lines (Case.Lines, runner.Lines): the same step
+// library and the same report building as a feature run, without godog's
+// per-scenario parse, registration and pattern matching, on kernels kept
+// across cases. Its feature file is those lines written out, so the file
+// reproduces what the run found; Options.ViaFeatures runs every case
+// through godog instead, and TestFuzzFindsTheSameViaFeatures
+// (refkernel/mutants) holds the two to the same finding and shrunk case.
+// The search draws the cases rapid's own search would, in its order of
+// seeds, and may run several at once (Options.Workers); the first failing
+// case is handed to rapid to run again and shrink (explore.go).
+//
 // The invariants are judged against the replies the fake model really sent
 // and the kernel's declared readings; where the spec is open (A-01..A-14)
 // they accept every reasonable reading (see invariants.go).

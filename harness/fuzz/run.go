@@ -46,6 +46,14 @@ type Options struct {
 	ScenarioTimeout time.Duration // default 10s
 	// Log, when set, receives rapid's progress lines.
 	Log io.Writer
+	// Workers is how many cases run at once while searching, each on a
+	// kernel of its own (default 1). Shrinking runs one case at a time.
+	Workers int
+	// ViaFeatures runs every case as its feature file, through godog as
+	// `conform run --features` does, instead of from its lines
+	// (runner.Lines). It is several times slower and finds the same: the
+	// direct path is checked against it (TestFuzzFindsTheSameViaFeatures).
+	ViaFeatures bool
 }
 
 // Result is what a fuzz run found.
@@ -95,24 +103,66 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	if opt.Seed == 0 {
 		opt.Seed = uint64(time.Now().UnixNano())
 	}
-	restore, err := configureRapid(opt)
-	if err != nil {
-		return Result{}, err
-	}
-	defer restore()
-
 	pool := driver.NewPool(opt.Launcher)
 	defer pool.Close()
-	k, err := pool.Get(ctx)
+	lines, err := runner.NewLines(ctx, runner.Options{Launcher: opt.Launcher, Pool: pool, ScenarioTimeout: opt.ScenarioTimeout})
 	if err != nil {
 		return Result{}, fmt.Errorf("the kernel could not be started and initialized: %w", err)
 	}
-	info := k.Info
-	pool.Put(k)
+	info := lines.Info()
 	caps := CapabilitiesOf(info, opt.RealTime)
 
 	res := Result{Seed: opt.Seed, Kernel: info.Kernel.Name + " " + info.Kernel.Version}
 	start := time.Now()
+	runCase := func(c Case) (outcome, error) {
+		if opt.ViaFeatures {
+			return runOne(ctx, opt, pool, c.Feature(title(opt.Seed, c)))
+		}
+		return runLines(ctx, lines, c), nil
+	}
+
+	// The search: the cases rapid would generate, several at once.
+	n := opt.Cases
+	if short() {
+		n /= 5 // as rapid does with -short
+	}
+	seeds := caseSeeds(opt.Seed, n)
+	gen := rapid.Custom(func(t *rapid.T) Case { return Generate(t, caps) })
+	type failure struct {
+		c   Case
+		out outcome
+		err error
+	}
+	var failMu sync.Mutex
+	failures := map[int]failure{}
+	first, ran := explore(ctx, n, opt.workers(), func(i int) bool {
+		c := gen.Example(int(seeds[i]))
+		out, err := runCase(c)
+		if err == nil && (out.status == report.Pass || out.status == report.NotReached) {
+			return false
+		}
+		failMu.Lock()
+		failures[i] = failure{c, out, err}
+		failMu.Unlock()
+		return true
+	})
+	if ctx.Err() != nil {
+		res.Cases, res.Elapsed = ran, time.Since(start)
+		return res, ctx.Err()
+	}
+	if first < 0 {
+		res.Cases, res.Elapsed = n, time.Since(start)
+		return res, nil
+	}
+
+	// A failure: rapid runs that case again, from the same seed, and
+	// shrinks it, exactly as if its own search had found it.
+	res.Cases = first
+	restore, err := configureRapid(opt, seeds[first])
+	if err != nil {
+		return Result{}, err
+	}
+	defer restore()
 	var last struct {
 		feature, failure string
 		failed           []string
@@ -128,9 +178,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 		}
 		c := Generate(t, caps)
 		res.Cases++
-		title := fmt.Sprintf("Seed %d. %s", opt.Seed, describe(c))
-		feature := c.Feature(title)
-		out, err := runOne(ctx, opt, pool, feature)
+		out, err := runCase(c)
 		if err != nil {
 			t.Fatalf("the harness could not run the case: %v", err)
 		}
@@ -149,6 +197,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 		if res.FoundAfter == 0 {
 			res.FoundAfter = res.Cases
 		}
+		feature := c.Feature(title(opt.Seed, c))
 		last.feature, last.failure, last.failed = feature, fmt.Sprintf("%s: %s", out.status, out.failure), out.failed
 		t.Fatalf("%s", last.failure)
 	})
@@ -157,7 +206,17 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 		return res, ctx.Err()
 	}
 	if !tb.failed {
-		return res, nil
+		// The case failed in the search and passed when rapid ran it
+		// again: it is reported as found, unshrunk.
+		f := failures[first]
+		res.FoundAfter = first + 1
+		if f.err != nil {
+			res.Failed = true
+			return res, fmt.Errorf("the harness could not run the case: %w", f.err)
+		}
+		last.feature = f.c.Feature(title(opt.Seed, f.c))
+		last.failure, last.failed = fmt.Sprintf("%s: %s", f.out.status, f.out.failure), f.out.failed
+		tb.failed = true
 	}
 	res.Failed = true
 	if last.feature == "" { // a harness problem, not a kernel failure
@@ -185,11 +244,21 @@ type outcome struct {
 	failed  []string
 }
 
-// runOne runs one rendered case and returns its verdict.
+// runLines runs one case from its lines, without godog, and returns its
+// verdict.
+func runLines(ctx context.Context, l *runner.Lines, c Case) outcome {
+	return outcomeOf(l.Run(ctx, caseFile, scenarioName, c.Tags(), c.Lines()))
+}
+
+// caseFile is the name a case's feature file is run under.
+const caseFile = "case.feature"
+
+// runOne runs one rendered case as a feature file, through godog as
+// `conform run --features` does, and returns its verdict.
 func runOne(ctx context.Context, opt Options, pool *driver.Pool, feature string) (outcome, error) {
 	r, err := runner.Run(ctx, runner.Options{
 		Launcher: opt.Launcher, Pool: pool,
-		FS: fstest.MapFS{"case.feature": {Data: []byte(feature)}}, Root: ".",
+		FS: fstest.MapFS{caseFile: {Data: []byte(feature)}}, Root: ".",
 		Concurrency: 1, ScenarioTimeout: opt.ScenarioTimeout,
 	})
 	if err != nil {
@@ -198,6 +267,11 @@ func runOne(ctx context.Context, opt Options, pool *driver.Pool, feature string)
 	if len(r.Scenarios) != 1 {
 		return outcome{}, fmt.Errorf("expected one scenario, the run reported %d", len(r.Scenarios))
 	}
+	return outcomeOf(r), nil
+}
+
+// outcomeOf reads the verdict of a one-scenario report.
+func outcomeOf(r *report.Report) outcome {
 	sc := r.Scenarios[0]
 	o := outcome{status: sc.Status, failure: sc.Failure}
 	for _, q := range r.Requirements {
@@ -206,8 +280,11 @@ func runOne(ctx context.Context, opt Options, pool *driver.Pool, feature string)
 		}
 	}
 	sort.Strings(o.failed)
-	return o, nil
+	return o
 }
+
+// title is the feature's description line.
+func title(seed uint64, c Case) string { return fmt.Sprintf("Seed %d. %s", seed, describe(c)) }
 
 // describe is a one-line summary of a case for the feature's title.
 func describe(c Case) string {
@@ -224,10 +301,11 @@ func describe(c Case) string {
 	return fmt.Sprintf("A session of %d scripted replies; %s.", len(c.Replies), strings.Join(parts, ", "))
 }
 
-// configureRapid sets rapid's process-wide flags for this run and returns
-// a function that puts the old values back. Outside a test binary the
-// testing flags rapid reads must exist and be parsed first.
-func configureRapid(opt Options) (func(), error) {
+// configureRapid sets rapid's process-wide flags for shrinking the case
+// of seed and returns a function that puts the old values back. Outside a
+// test binary the testing flags rapid reads must exist and be parsed
+// first.
+func configureRapid(opt Options, seed uint64) (func(), error) {
 	if flag.Lookup("test.short") == nil {
 		testing.Init()
 	}
@@ -243,8 +321,8 @@ func configureRapid(opt Options) (func(), error) {
 		}
 	}
 	for name, v := range map[string]string{
-		"rapid.checks":     strconv.Itoa(opt.Cases),
-		"rapid.seed":       strconv.FormatUint(opt.Seed, 10),
+		"rapid.checks":     strconv.Itoa(oneCheck()),
+		"rapid.seed":       strconv.FormatUint(seed, 10),
 		"rapid.nofailfile": "true",
 		"rapid.shrinktime": opt.ShrinkTime.String(),
 	} {

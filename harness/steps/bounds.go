@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/harness/driver"
@@ -54,7 +52,7 @@ type pause struct {
 const softGrace = 150 * time.Millisecond
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		s.onRun = append(s.onRun, func(k *driver.Kernel) {
 			s.limits.mu.Lock()
 			defer s.limits.mu.Unlock()

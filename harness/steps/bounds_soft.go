@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/internal/plain"
 )
 
@@ -21,7 +19,7 @@ import (
 const freshAllowance = "fresh_allowance"
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^the session paused after model requests ([\d, and]+), as a fresh allowance after each continuation gives$`), s.proves(s.pausedAfter, "TA-09"))
 		// The weighted-token budget refines max_cost_usd (TA-05): soft, it
 		// pauses and resumes exactly as the dollar bound does.

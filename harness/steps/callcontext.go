@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -15,7 +13,7 @@ import (
 // Call context (TA-31) and trace ids kept out of persisted state (TA-32).
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^the session works in "([^"]+)"$`), func(dir string) error {
 			s.Cfg.WorkingDirectory = dir
 			return nil

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/spec/wire"
@@ -28,7 +26,7 @@ import (
 // correct kernel fail.
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		c := &concurrency{s: s}
 		sc.Step(stepRE(`^calls to (.+) wait until (\d+) of them have started, for at most (\d+(?:\.\d+)?) seconds?$`), c.setBarrier)
 		sc.Step(stepRE(`^every call to (.+) is held for (\d+) ms before it is answered$`), c.hold)

@@ -27,7 +27,7 @@ import (
 const costTolerance = 1e-9
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^the model's price is \$(\S+) per million input tokens and \$(\S+) per million output tokens$`), s.simplePrice)
 		sc.Step(stepRE(`^the model's prices per million tokens are: input \$(\S+), output \$(\S+), cache read \$(\S+) and cache write \$(\S+)$`), s.cachePrices)
 		sc.Step(stepRE(`^the model's price tiers are:$`), s.priceTiers)

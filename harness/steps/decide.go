@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/internal/jsonrpc"
 	"github.com/agentconform/conform/internal/plain"
@@ -30,7 +28,7 @@ const secondConnection = "second"
 const decideWait = 5 * time.Second
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		d := &decideArea{s: s}
 		// Setup.
 		sc.Step(stepRE(`^a second frontend connection decides "([^"]+)" with (ALLOW|DENY) before the frontend answers (ALLOW|DENY)$`), d.decideFirst)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -18,7 +16,7 @@ import (
 // connection. No sleeps.
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		d := &decideInteractive{s: s}
 		// Setup.
 		sc.Step(stepRE(`^a second frontend connection answers the interactive tool "([^"]+)" with "([^"]*)" before the frontend answers "([^"]*)"$`), d.answerFirst)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/internal/jsonrpc"
 	"github.com/agentconform/conform/spec/wire"
@@ -18,7 +16,7 @@ import (
 // to an interactive call that no longer waits.
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		d := &decideArea{s: s}
 		di := &decideInteractive{s: s}
 		// Setup.

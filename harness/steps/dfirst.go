@@ -27,7 +27,7 @@ import (
 // each run's result, and the kernel's handling of a cancel.
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		d := &dfArea{s: s, tools: map[string]fakes.MemoryTool{}}
 		// Setup.
 		sc.Step(stepRE(`^the session uses the deterministic-first profile$`), func() error { d.cfg(); return nil })

@@ -22,7 +22,7 @@ import (
 // judged many at a time, the config a kernel must refuse, memory/write's
 // answers, what the model sees of a gated call, and what a step's call
 // carries. Registered from dfirst.go's area so they share its state.
-func dfMoreSteps(d *dfArea, s *Scenario, sc *godog.ScenarioContext) {
+func dfMoreSteps(d *dfArea, s *Scenario, sc stepper) {
 	// Setup.
 	sc.Step(stepRE(`^the session's active skill starts as "([^"]+)"$`), func(skill string) error { d.cfg().ActiveSkill = skill; return nil })
 	// The fake sends the text first, then the switch, then the calls.

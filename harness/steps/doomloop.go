@@ -25,7 +25,7 @@ const (
 )
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^the doom-loop threshold is (\d+)$`), s.doomThreshold)
 		sc.Step(stepRE(`^the model answers every request with the same call to "([^"]+)", its keys in a different order each time$`), s.sameCallShuffled)
 		sc.Step(stepRE(`^the model calls "([^"]+)" in successive requests with (\w+) (.+)$`), s.callSequence)

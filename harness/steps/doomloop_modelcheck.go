@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/spec/wire"
@@ -33,7 +31,7 @@ const readingModelCheckCounts = "doom_loop.model_check_counts"
 var modelCheckCountings = []string{"relevant_calls", "calls", "turns"}
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^the doom-loop detector looks back over (\d+) calls$`), s.doomWindowSize)
 		sc.Step(stepRE(`^the model answers every request with calls to (.+), whose (\w+) changes each time$`), s.answerEveryCallsVarying)
 		sc.Step(stepRE(`^the model's loop check answers, with text around the JSON object, that the session is looping with confidence (\S+)$`), s.loopCheckAnswerWrapped)

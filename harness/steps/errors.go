@@ -27,7 +27,7 @@ import (
 // on any machine, however loaded; upper bounds are kept generous.
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		er := &erRetries{s: s} // the transient errors scripted (errors_ceiling.go)
 		// Retry settings.
 		sc.Step(stepRE(`^retry settings of base (\d+) ms, factor (\d+(?:\.\d+)?) and (\d+) retries per call$`), s.retrySettings)

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -35,7 +33,7 @@ import (
 // backoff without jitter, announcing nothing, passed ER-01 in full).
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^every retry event's delay_ms lies within the kernel's backoff bounds from (\d+) ms growing by a factor of ([0-9.]+), and no retry came sooner$`), s.proves(s.announcedWithinBounds, "ER-01"))
 		sc.Step(stepRE(`^the retry events' delay_ms are jittered$`), s.proves(s.announcedJittered, "ER-01"))
 	})

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -19,7 +17,7 @@ import (
 // A-27).
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^the tool "([^"]+)" is declared idempotent$`), func(name string) error {
 			t, err := s.tool(name)
 			if err != nil {

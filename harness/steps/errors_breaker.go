@@ -6,8 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
@@ -52,7 +50,7 @@ var (
 )
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		scripts := map[string]*toolScript{}
 		script := func(tool, field string) (*toolScript, error) {
 			if _, err := s.tool(tool); err != nil {

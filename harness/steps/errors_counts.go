@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/spec/wire"
 
 	"github.com/agentconform/conform/internal/plain"
@@ -24,7 +22,7 @@ const (
 )
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^the kernel made as many reduce passes as its errors.max_reductions says$`), s.proves(s.reducePassesAsDeclared, "ER-06"))
 		sc.Step(stepRE(`^every call of "([^"]+)" was invoked as often as the kernel's errors.tool_retries says$`), s.proves(s.toolRetriesAsDeclared, "ER-11"))
 	})

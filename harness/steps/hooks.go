@@ -39,7 +39,7 @@ const hookBarrierTimeout = time.Second
 func hookMinWait(d time.Duration) time.Duration { return d / 2 }
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		// Setup.
 		sc.Step(stepRE(`^these hook subscribers at "([^"]+)", in this order:$`), s.hookTable)
 		sc.Step(stepRE(`^an? (observe|transform|veto) subscriber "([^"]+)" at "([^"]+)" that (.+)$`), s.subscriberThat)

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -17,7 +15,7 @@ import (
 // post-apply holds one item per resource call the turn ran.
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^every pre-tool-call and post-tool-call payload named its call's tool, kind and provider as declared$`), s.proves(s.toolCallPayloads, "HD-17"))
 		sc.Step(stepRE(`^every post-apply payload listed a plan item for each resource call its turn ran$`), s.proves(s.postApplyPlans, "HD-17"))
 	})

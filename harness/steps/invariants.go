@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -52,7 +50,7 @@ import (
 // loop) is not reached.
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		inv := func(text, id string) {
 			sc.Step(stepRE(`^`+regexpQuote(text)+`$`), s.proves(func() error { return s.invariant(id) }, id))
 		}

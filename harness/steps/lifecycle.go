@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/harness/driver"
@@ -55,7 +53,7 @@ type lcState struct {
 }
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		lc := &lcState{}
 		// Setup and runs.
 		sc.Step(stepRE(`^the model hangs on request (\d+) while the harness cancels the session, noting the answer$`), func(n int) error {

@@ -3,8 +3,6 @@ package steps
 import (
 	"fmt"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -15,7 +13,7 @@ import (
 // fires the lifecycle points for the root only passes every root-session
 // scenario.
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^every session of the tree dispatched "session-start" once before its first model request and "session-end" once after its last$`), s.proves(s.treeLifecycleOnce, "TA-18"))
 	})
 }

@@ -9,8 +9,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/internal/plain"
@@ -27,7 +25,7 @@ import (
 // withholds no tools fails TA-20 alone.
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^the model answers every request with the same call to "([^"]+)"$`), s.sameCallEveryTime)
 
 		sc.Step(stepRE(`^the kernel ran (\d+) ordinary turns?$`), s.proves(s.ordinaryTurns, "TA-02", "TA-03", "TA-04", "TA-05", "TA-12", "TA-19", "TA-26"))

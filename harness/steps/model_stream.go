@@ -23,7 +23,7 @@ import (
 // computed from).
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^the model answers request (\d+) with these stream events:$`), s.answerStream)
 		sc.Step(stepRE(`^model request (\d+) holds the assistant message of request (\d+) with the text "([^"]*)" in one text block$`), s.proves(s.foldedText, "TA-01"))
 		sc.Step(stepRE(`^the call of request (\d+) has the input \{\} in its tool/invoke and in the tool_use block of model request (\d+)$`), s.proves(s.emptyInput, "TA-01"))

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/harness/driver"
 	"github.com/agentconform/conform/spec/wire"
@@ -22,7 +20,7 @@ import (
 // and the tool_result blocks of the next model request.
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		p := &planArea{s: s}
 		// Setup.
 		sc.Step(stepRE(`^a policy rule "([^"]+)" that (allows|asks for|denies) the tools of provider "([^"]+)"$`), p.providerRule)

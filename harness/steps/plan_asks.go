@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
@@ -31,7 +29,7 @@ const undeclaredAskLimit = 10
 const permissionFailure = "no screen could show the request"
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		p := &planArea{s: s}
 		sc.Step(stepRE(`^the frontend (first |then )?fails the permission request about "([^"]+)"$`), func(when, tool string) error {
 			p.addAnswer(when, tool, fakes.Permission{Fail: permissionFailure})

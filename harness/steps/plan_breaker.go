@@ -3,8 +3,6 @@ package steps
 import (
 	"fmt"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -14,7 +12,7 @@ import (
 // an answered interactive call as an allow (A-33).
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^the circuit breaker is set to consecutive (\d+), window (\d+) and window_max (\d+)$`), func(c, w, m int) error {
 			s.Cfg.Policy.CircuitBreaker = &wire.CircuitBreaker{Consecutive: c, Window: w, WindowMax: m}
 			return nil

@@ -17,7 +17,14 @@ type Outcome struct {
 // areaSteps holds the step registrations of each area's file (hooks.go,
 // concurrency.go, ...); each file appends its own from init, so areas do
 // not edit each other's code.
-var areaSteps []func(s *Scenario, sc *godog.ScenarioContext)
+var areaSteps []func(s *Scenario, sc stepper)
+
+// stepper is where the step library's definitions go: godog's scenario
+// context when a feature file runs, a table of its own when a scenario given
+// as lines runs without godog (lines.go).
+type stepper interface {
+	Step(expr, stepFunc any)
+}
 
 // Register binds the step library to one scenario. godog calls the
 // initializer once per scenario, so every scenario gets fresh state.
@@ -45,7 +52,11 @@ func Register(sc *godog.ScenarioContext, env *Env, done func(Outcome)) {
 		done(Outcome{Pickle: p, State: s, Err: err})
 		return ctx, nil
 	})
+	define(s, sc)
+}
 
+// define binds every step of the library to the scenario s.
+func define(s *Scenario, sc stepper) {
 	// Tools, policy, hooks.
 	sc.Step(stepRE(`^an? (data_source|resource|interactive) tool "([^"]+)" from provider "([^"]+)"( declared safe with no key fields| declared safe with key fields "([^"]*)"| declared unsafe)?$`),
 		func(kind, name, provider, conc, keys string) error {

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/spec/wire"
@@ -28,7 +26,7 @@ func sessionMark(tool, session string) string { return "MARK[" + tool + "@" + se
 var sessionMarkRE = regexp.MustCompile(`MARK\[([^@\]]+)@([^\]]+)\]`)
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^the tool "([^"]+)" answers each session with a marker naming that session$`), s.toolAnswersPerSession)
 		sc.Step(stepRE(`^every session's model requests hold only their own session's "([^"]+)" markers$`), s.proves(s.ownMarkersOnly, "SA-09"))
 	})

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/internal/plain"
 	"github.com/agentconform/conform/spec/wire"
@@ -24,7 +22,7 @@ const spanSlack = 5 * time.Millisecond
 const decisionHold = 100 * time.Millisecond
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^the subscriber "([^"]+)" takes a while to answer$`), func(id string) error {
 			b := s.World.Hooks.Get(id)
 			b.Hold = decisionHold

@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -20,7 +18,7 @@ import (
 const readingChildTrace = "trace.child_sessions"
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^the child sessions' spans link to the parent's trace as the kernel's trace.child_sessions says$`), s.proves(s.childTraceAsDeclared, "TA-17"))
 	})
 }

@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/spec/wire"
@@ -25,7 +23,7 @@ import (
 // tree the checks use is rebuilt from those rows alone (SA-05).
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		cancel := &saCancelMark{} // when the harness cancelled the tree (SA-08, SA-14)
 		// Setup.
 		sc.Step(stepRE(`^a spawn-capable tool "([^"]+)" from provider "([^"]+)"$`), s.saSpawnTool)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/fakes"
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/internal/jsonrpc"
@@ -22,7 +20,7 @@ import (
 // its child ended.
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		// Setup.
 		sc.Step(stepRE(`^the first model request of the "([^"]+)" sub-agent is held unless the root ends first$`), s.saHoldUntilRootEnds)
 

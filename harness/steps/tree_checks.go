@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cucumber/godog"
-
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -19,7 +17,7 @@ import (
 // asked for and what ran are read from the log.
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^the subscribers at "([^"]+)" of the "([^"]+)" (child|grandchild) were dispatched in this order: (.+)$`), s.proves(s.childHookOrder, "HD-01"))
 		sc.Step(stepRE(`^the "([^"]+)" (child|grandchild) ended completed with its model request (\d+), whose reply had no tool call$`), s.proves(s.childImplicitDone, "TA-10"))
 		sc.Step(stepRE(`^the "([^"]+)" (child|grandchild)'s call to "([^"]+)" never ran and its next model request holds a denial naming "([^"]+)"$`), s.proves(s.childDenial, "PA-03"))

@@ -15,7 +15,7 @@ import (
 const readingVetoPoints = "hooks.veto_points"
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^the kernel declares "([^"]+)" among its veto points$`), s.declaresVetoPoint)
 	})
 }

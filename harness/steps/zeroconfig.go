@@ -26,7 +26,7 @@ const (
 )
 
 func init() {
-	areaSteps = append(areaSteps, func(s *Scenario, sc *godog.ScenarioContext) {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^the kernel declares its reading of "([^"]+)"$`), s.declaresReading)
 
 		sc.Step(stepRE(`^the kernel answered the bound of 0 as its reading "bound\.zero" says$`), s.proves(s.zeroBoundAsDeclared, "TA-02", "TA-04", "TA-05"))

@@ -99,3 +99,44 @@ func firstLine(s string) string {
 	}
 	return s
 }
+
+// conform fuzz runs its cases from their lines, without godog; run as
+// feature files through godog instead, the same seed finds the same
+// failure after the same number of cases and shrinks it to the same
+// feature file. The mutants are ones whose failure does not depend on
+// timing, so both runs walk the same cases, and whose shrinking ends well
+// within the shrink time (bounds/cost-never-checked takes thousands of
+// shrinking runs: via features it is cut by the time limit). One mutant
+// keeps make e2e short: doomloop/fires-one-call-early agreed too, in 370 s
+// at load 60.
+func TestFuzzFindsTheSameViaFeatures(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("runs conform fuzz twice per mutant (make e2e runs it without -race)")
+	}
+	byName := map[string]Mutant{}
+	for _, m := range all() {
+		byName[m.Name] = m
+	}
+	for _, name := range []string{"bounds/max-turns-off-by-one"} {
+		t.Run(name, func(t *testing.T) {
+			parts := byName[name].Apply(loop.DefaultParts())
+			var got [2]fuzz.Result
+			for i, via := range []bool{false, true} {
+				res, err := fuzz.Run(context.Background(), fuzz.Options{Launcher: launcher(name, parts), Seed: 7, ShrinkTime: 5 * time.Minute, ViaFeatures: via})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !res.Failed {
+					t.Fatalf("seed 7 did not find the mutant (via features: %v)", via)
+				}
+				got[i] = res
+			}
+			a, b := got[0], got[1]
+			if a.FoundAfter != b.FoundAfter || a.Cases != b.Cases || a.Failure != b.Failure || !slices.Equal(a.Requirements, b.Requirements) || a.Feature != b.Feature {
+				t.Errorf("from lines: found after %d, %d cases, %v: %s\n%s\nvia features: found after %d, %d cases, %v: %s\n%s",
+					a.FoundAfter, a.Cases, a.Requirements, a.Failure, a.Feature, b.FoundAfter, b.Cases, b.Requirements, b.Failure, b.Feature)
+			}
+			t.Logf("both found it after %d cases and shrank it in %d runs; from lines %v, via features %v", a.FoundAfter, a.Cases, a.Elapsed.Round(time.Millisecond), b.Elapsed.Round(time.Millisecond))
+		})
+	}
+}

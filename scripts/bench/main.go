@@ -4,9 +4,11 @@
 //   - the whole suite (--slow) against the reference kernel as a subprocess,
 //     against its longest scenario (the floor: the suite cannot end sooner);
 //   - wire round trips with schema validation against the same pipe without
-//     it, 32 requests in flight (harness/driver's pipelined benchmark);
+//     it, 32 requests in flight (harness/driver's pipelined benchmark), as
+//     throughput and as CPU per round trip of both processes;
 //   - conform fuzz sessions per second in-process and over the wire (the
-//     reference kernel as a subprocess), against the targets 200/s and 50/s;
+//     reference kernel as a subprocess), against the targets 200/s and 50/s,
+//     and the CPU each session cost;
 //   - mutation campaign CPU time per mutant (a seeded sample, schemata and
 //     per-scenario reach), against one build per mutant.
 //
@@ -42,13 +44,9 @@ func main() {
 	suite, longest := suiteFigure(*bin, *out)
 	fmt.Printf("%-44s %8.1f s, longest scenario %.1f s: %.2fx\n", "suite (--slow) vs its longest scenario", suite.Seconds(), longest.Seconds(), suite.Seconds()/longest.Seconds())
 
-	v, nv := wireFigure()
-	fmt.Printf("%-44s %8.0f /s validated, %.0f /s not: %.2fx\n", "wire round trips, pipelined", v, nv, v/nv)
-
-	in := fuzzFigure(*bin, "", *cases)
-	fmt.Printf("%-44s %8.1f /s: %.2fx of the 200/s target\n", "fuzz sessions, in-process", in, in/200)
-	wire := fuzzFigure(*bin, *bin+" kernel", *cases)
-	fmt.Printf("%-44s %8.1f /s: %.2fx of the 50/s target\n", "fuzz sessions, over the wire", wire, wire/50)
+	printWire(wireFigure())
+	printFuzz("fuzz sessions, in-process", fuzzFigure(*bin, "", *cases), 200)
+	printFuzz("fuzz sessions, over the wire", fuzzFigure(*bin, *bin+" kernel", *cases), 50)
 
 	if *sample > 0 {
 		schema, alone, setup, n := campaignFigure(*out, *sample)
@@ -108,27 +106,52 @@ func suiteFigure(bin, out string) (time.Duration, time.Duration) {
 	return took, time.Duration(longest * float64(time.Millisecond))
 }
 
-var perSecond = regexp.MustCompile(`([0-9.]+) roundtrips/s`)
+var (
+	perSecond = regexp.MustCompile(`([0-9.]+) roundtrips/s`)
+	cpuPerOp  = regexp.MustCompile(`([0-9.]+) cpu-us/roundtrip`)
+)
 
-// wireFigure alternates the two variants, three rounds each, and takes the
+// wire is the pipelined round-trip figure: throughput and CPU per round trip
+// (both processes), validated and not.
+type wire struct {
+	v, nv       float64 // round trips per second
+	vCPU, nvCPU float64 // µs of CPU per round trip
+}
+
+// wireFigure alternates the two variants, five rounds each, and takes the
 // median of each: on a shared machine a single run says more about the
-// neighbours than about the pipe.
-func wireFigure() (validated, plain float64) {
-	bench := func(env []string) float64 {
-		o, _ := run(env, "go", "test", "-run", "^$", "-bench", "WireRoundTripPipelined$", "-benchtime", "2s", "-count", "1", "./harness/driver/")
-		m := perSecond.FindStringSubmatch(o)
-		if m == nil {
-			fail(fmt.Errorf("no roundtrips/s in:\n%s", o))
+// neighbours than about the pipe. The test binary is built once, so that
+// every round measures the pipe, not the build.
+func wireFigure() wire {
+	exe := filepath.Join(os.TempDir(), fmt.Sprintf("conform-bench-driver-%d.test", os.Getpid()))
+	run(nil, "go", "test", "-c", "-o", exe, "./harness/driver/")
+	defer os.Remove(exe)
+	bench := func(env []string) (float64, float64) {
+		o, _ := run(env, exe, "-test.run", "^$", "-test.bench", "WireRoundTripPipelined$", "-test.benchtime", "2s", "-test.count", "1")
+		m, c := perSecond.FindStringSubmatch(o), cpuPerOp.FindStringSubmatch(o)
+		if m == nil || c == nil {
+			fail(fmt.Errorf("no roundtrips/s and cpu-us/roundtrip in:\n%s", o))
 		}
 		f, _ := strconv.ParseFloat(m[1], 64)
-		return f
+		cpu, _ := strconv.ParseFloat(c[1], 64)
+		return f, cpu
 	}
-	var v, p []float64
-	for range 3 {
-		v = append(v, bench(nil))
-		p = append(p, bench([]string{"CONFORM_BENCH_NOVALIDATE=1"}))
+	var v, p, vc, pc []float64
+	for range 5 {
+		f, c := bench(nil)
+		v, vc = append(v, f), append(vc, c)
+		f, c = bench([]string{"CONFORM_BENCH_NOVALIDATE=1"})
+		p, pc = append(p, f), append(pc, c)
 	}
-	return median(v), median(p)
+	return wire{median(v), median(p), median(vc), median(pc)}
+}
+
+// printWire prints the throughput ratio and the CPU ratio: on an idle
+// machine the pipelined throughput is bounded by the CPU per round trip,
+// and under load the CPU ratio is the steadier of the two.
+func printWire(w wire) {
+	fmt.Printf("%-44s %8.0f /s validated, %.0f /s not: %.2fx\n", "wire round trips, pipelined", w.v, w.nv, w.v/w.nv)
+	fmt.Printf("%-44s %8.1f us validated, %.1f us not: %.2fx\n", "  CPU per round trip (both processes)", w.vCPU, w.nvCPU, w.nvCPU/w.vCPU)
 }
 
 func median(xs []float64) float64 {
@@ -138,12 +161,26 @@ func median(xs []float64) float64 {
 
 var sessions = regexp.MustCompile(`(\d+) generated sessions kept every invariant \(([^)]+)\)`)
 
-func fuzzFigure(bin, kernel string, cases int) float64 {
+// fuzz is a conform fuzz figure: sessions per second of the campaign, and
+// CPU per session of the whole command (its kernels included: a subprocess
+// kernel is its child, and a process's CPU as its parent reaps it counts
+// the children it reaped).
+type fuzz struct {
+	perSecond float64
+	cpu       time.Duration
+}
+
+func fuzzFigure(bin, kernel string, cases int) fuzz {
 	args := []string{"fuzz", "--cases", strconv.Itoa(cases), "--seed", "1", "--real-time=false", "--out", os.TempDir()}
 	if kernel != "" {
 		args = append(args, "--kernel", kernel)
 	}
-	o, _ := run(nil, bin, args...)
+	cmd := exec.Command(bin, args...)
+	b, err := cmd.CombinedOutput()
+	o := string(b)
+	if err != nil {
+		fail(fmt.Errorf("conform fuzz: %v\n%s", err, o))
+	}
 	m := sessions.FindStringSubmatch(o)
 	if m == nil {
 		fail(fmt.Errorf("conform fuzz did not pass:\n%s", o))
@@ -153,7 +190,12 @@ func fuzzFigure(bin, kernel string, cases int) float64 {
 	if err != nil {
 		fail(err)
 	}
-	return float64(n) / d.Seconds()
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return fuzz{float64(n) / d.Seconds(), cpu / time.Duration(n)}
+}
+
+func printFuzz(name string, f fuzz, target float64) {
+	fmt.Printf("%-44s %8.1f /s: %.2fx of the %.0f/s target; %.1f ms CPU per session\n", name, f.perSecond, f.perSecond/target, target, float64(f.cpu.Microseconds())/1000)
 }
 
 // campaignFigure judges the same seeded sample twice, as a campaign does

@@ -49,6 +49,16 @@ func FuzzDecode(f *testing.F) {
 		method, part := p[0], p[1]
 		verr := Validate(method, part, raw)
 		v, derr := Decode(method, part, raw)
+		// Admit, on what the transport hands it, refuses exactly what
+		// Validate and Decode refuse.
+		if canon, err := jsonstrict.Canonical(raw); err == nil {
+			aerr := Admit(method, part, canon)
+			cverr := Validate(method, part, canon)
+			_, cderr := Decode(method, part, canon)
+			if (aerr == nil) != (cverr == nil && cderr == nil) {
+				t.Fatalf("%s %s: Admit says %v; Validate %v, Decode %v\n%q", method, part, aerr, cverr, cderr, canon)
+			}
+		}
 		if verr != nil {
 			return
 		}

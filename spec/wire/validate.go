@@ -77,6 +77,7 @@ func SchemaFile(method, part string) string {
 var (
 	compileOnce sync.Once
 	compiled    map[string]*jsonschema.Schema // key: method + " " + part
+	fast        map[string]*fastNode          // the same parts' fast path (fastschema.go)
 	printer     = message.NewPrinter(language.English)
 )
 
@@ -88,6 +89,7 @@ func schemaKey(method, part string) string { return method + " " + part }
 func loadSchemas() {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
+	docs := map[string]any{}
 	entries, err := schemaFS.ReadDir("schemas")
 	if err != nil {
 		panic("wire: reading embedded schemas: " + err.Error())
@@ -101,11 +103,13 @@ func loadSchemas() {
 		if err != nil {
 			panic(fmt.Sprintf("wire: schema %s is not JSON: %v", e.Name(), err))
 		}
+		docs[SchemaBase+e.Name()] = doc
 		if err := c.AddResource(SchemaBase+e.Name(), doc); err != nil {
 			panic(fmt.Sprintf("wire: schema %s: %v", e.Name(), err))
 		}
 	}
 	m := make(map[string]*jsonschema.Schema)
+	files := map[string]string{}
 	for _, method := range Methods() {
 		parts := []string{PartParams, PartResult}
 		if notifications[method] {
@@ -117,9 +121,11 @@ func loadSchemas() {
 				panic(fmt.Sprintf("wire: compiling schema of %s %s: %v", method, part, err))
 			}
 			m[schemaKey(method, part)] = sch
+			files[schemaKey(method, part)] = SchemaFile(method, part)
 		}
 	}
 	compiled = m
+	fast = compileFast(docs, files)
 }
 
 // Validate checks one message part against its schema. method is a method
@@ -144,9 +150,18 @@ func Validate(method string, part string, raw json.RawMessage) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("null")
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	doc, err := decodeDoc(raw)
 	if err != nil {
 		return fmt.Errorf("invalid JSON: %v", err)
+	}
+	return validateDoc(method, part, sch, doc)
+}
+
+// validateDoc validates a decoded document: the fast path first, and the
+// general validator for what the fast path refuses (or cannot judge).
+func validateDoc(method, part string, sch *jsonschema.Schema, doc any) error {
+	if f := fast[schemaKey(method, part)]; f != nil && f.valid(doc) {
+		return nil
 	}
 	if err := sch.Validate(doc); err != nil {
 		var ve *jsonschema.ValidationError

@@ -1,0 +1,200 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// decodeDoc decodes a JSON text into the document the validators read, the
+// value jsonschema.UnmarshalJSON returns (objects as map[string]any, arrays
+// as []any, numbers as json.Number with the text as written). The common
+// case, a well-formed text whose strings need no unescaping, is read in one
+// pass without encoding/json's reflection; anything else (escapes, invalid
+// text, deep nesting) is read by jsonschema.UnmarshalJSON itself, which also
+// words the error. FuzzDecode holds the two to the same value.
+func decodeDoc(raw []byte) (any, error) {
+	p := docParser{b: raw}
+	if v, ok := p.value(0); ok {
+		p.ws()
+		if p.i == len(p.b) {
+			return v, nil
+		}
+	}
+	return jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+}
+
+type docParser struct {
+	b []byte
+	i int
+}
+
+// maxDepth bounds the nesting the short way reads; deeper texts take the
+// long way.
+const maxDepth = 200
+
+func (p *docParser) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *docParser) value(depth int) (any, bool) {
+	p.ws()
+	if p.i >= len(p.b) || depth > maxDepth {
+		return nil, false
+	}
+	switch c := p.b[p.i]; {
+	case c == '{':
+		p.i++
+		m := map[string]any{}
+		p.ws()
+		if p.i < len(p.b) && p.b[p.i] == '}' {
+			p.i++
+			return m, true
+		}
+		for {
+			p.ws()
+			k, ok := p.str()
+			if !ok {
+				return nil, false
+			}
+			p.ws()
+			if p.i >= len(p.b) || p.b[p.i] != ':' {
+				return nil, false
+			}
+			p.i++
+			v, ok := p.value(depth + 1)
+			if !ok {
+				return nil, false
+			}
+			m[k] = v
+			p.ws()
+			if p.i >= len(p.b) {
+				return nil, false
+			}
+			switch p.b[p.i] {
+			case ',':
+				p.i++
+			case '}':
+				p.i++
+				return m, true
+			default:
+				return nil, false
+			}
+		}
+	case c == '[':
+		p.i++
+		l := []any{}
+		p.ws()
+		if p.i < len(p.b) && p.b[p.i] == ']' {
+			p.i++
+			return l, true
+		}
+		for {
+			v, ok := p.value(depth + 1)
+			if !ok {
+				return nil, false
+			}
+			l = append(l, v)
+			p.ws()
+			if p.i >= len(p.b) {
+				return nil, false
+			}
+			switch p.b[p.i] {
+			case ',':
+				p.i++
+			case ']':
+				p.i++
+				return l, true
+			default:
+				return nil, false
+			}
+		}
+	case c == '"':
+		return p.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.num()
+	case bytes.HasPrefix(p.b[p.i:], []byte("true")):
+		p.i += 4
+		return true, true
+	case bytes.HasPrefix(p.b[p.i:], []byte("false")):
+		p.i += 5
+		return false, true
+	case bytes.HasPrefix(p.b[p.i:], []byte("null")):
+		p.i += 4
+		return nil, true
+	}
+	return nil, false
+}
+
+// str reads a string that needs no unescaping and is valid UTF-8.
+func (p *docParser) str() (string, bool) {
+	if p.i >= len(p.b) || p.b[p.i] != '"' {
+		return "", false
+	}
+	start := p.i + 1
+	ascii := true
+	for j := start; j < len(p.b); j++ {
+		switch c := p.b[j]; {
+		case c == '"':
+			s := p.b[start:j]
+			if !ascii && !utf8.Valid(s) {
+				return "", false
+			}
+			p.i = j + 1
+			return string(s), true
+		case c == '\\' || c < 0x20:
+			return "", false
+		case c >= 0x80:
+			ascii = false
+		}
+	}
+	return "", false
+}
+
+// num reads a number as JSON writes it and keeps its text.
+func (p *docParser) num() (any, bool) {
+	b, j := p.b, p.i
+	digits := func() int {
+		k := j
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			j++
+		}
+		return j - k
+	}
+	if b[j] == '-' {
+		j++
+	}
+	switch {
+	case j < len(b) && b[j] == '0':
+		j++
+	case digits() == 0:
+		return nil, false
+	}
+	if j < len(b) && b[j] == '.' {
+		j++
+		if digits() == 0 {
+			return nil, false
+		}
+	}
+	if j < len(b) && (b[j] == 'e' || b[j] == 'E') {
+		j++
+		if j < len(b) && (b[j] == '+' || b[j] == '-') {
+			j++
+		}
+		if digits() == 0 {
+			return nil, false
+		}
+	}
+	n := json.Number(b[p.i:j])
+	p.i = j
+	return n, true
+}
