@@ -38,6 +38,8 @@ func (d *DNSStub) Start() error {
 	if err != nil {
 		return err
 	}
+	// TCP on the port UDP got (Addr may ask for port 0).
+	d.Addr = pc.LocalAddr().String()
 	l, err := net.Listen("tcp", d.Addr)
 	if err != nil {
 		_ = pc.Close()

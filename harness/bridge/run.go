@@ -44,6 +44,7 @@ type run struct {
 	problems  []string // the agent's misbehaviour, for the error answer
 	observed  []observation
 	ownTools  map[string]bool
+	agentPid  int                // the agent's process, once started
 	sess      *kernelkit.Session // for the hooks' fan-out (hooks.go)
 }
 
