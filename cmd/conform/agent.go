@@ -82,11 +82,16 @@ Every flag of conform run applies; --kernel is set by this command.`
 		if err := c.Flags().Set("kernel-observations", obs.Name()); err != nil {
 			return err
 		}
+		scratch, err := os.MkdirTemp("", "conform-agent-run-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(scratch)
 		argv, err := agentKernelArgv(path, binDir, noIsolation)
 		if err != nil {
 			return err
 		}
-		argv = append(argv, "--timeout-multiplier", strconv.FormatFloat(mult, 'g', -1, 64), "--observations", obs.Name())
+		argv = append(argv, "--timeout-multiplier", strconv.FormatFloat(mult, 'g', -1, 64), "--observations", obs.Name(), "--scratch", scratch)
 		line, err := quoteArgv(argv)
 		if err != nil {
 			return usage("%v", err)
@@ -137,7 +142,7 @@ func agentKernelArgv(profile, binDir string, noIsolation bool) ([]string, error)
 // newAgentKernelCmd serves the agent kernel for one profile on stdin and
 // stdout (what `conform agent` starts inside the namespace).
 func newAgentKernelCmd() *cobra.Command {
-	var profile, binDir, obsPath string
+	var profile, binDir, obsPath, scratch string
 	var noIsolation, watchLookups bool
 	var mult float64
 	cmd := &cobra.Command{
@@ -150,7 +155,7 @@ func newAgentKernelCmd() *cobra.Command {
 			if err != nil {
 				return usage("%v", err)
 			}
-			k := &bridge.Kernel{Profile: p, Conform: selfPath(), BinDir: binDir, Version: runner.Version, Log: cmd.ErrOrStderr(), TimeoutMultiplier: mult}
+			k := &bridge.Kernel{Profile: p, Conform: selfPath(), BinDir: binDir, Version: runner.Version, Log: cmd.ErrOrStderr(), TimeoutMultiplier: mult, ScratchRoot: scratch}
 			if obsPath != "" {
 				f, err := os.OpenFile(obsPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 				if err != nil {
@@ -170,7 +175,7 @@ func newAgentKernelCmd() *cobra.Command {
 				if noIsolation {
 					return usage("--watch-lookups needs the namespace (it would change the machine's resolver)")
 				}
-				dir, err := os.MkdirTemp("", "conform-resolver-")
+				dir, err := os.MkdirTemp(scratch, "conform-resolver-")
 				if err != nil {
 					return err
 				}
@@ -188,6 +193,7 @@ func newAgentKernelCmd() *cobra.Command {
 	cmd.Flags().StringVar(&binDir, "bin-dir", "", "where the profile's package binary is")
 	cmd.Flags().BoolVar(&noIsolation, "no-isolation", false, "serve without proving a network namespace")
 	cmd.Flags().BoolVar(&watchLookups, "watch-lookups", false, "answer the namespace's DNS lookups with a stub resolver on 127.0.0.53 and report each name (needs unshare --net --mount)")
+	cmd.Flags().StringVar(&scratch, "scratch", "", "make the sessions' scratch folders here (conform agent removes it after the run)")
 	cmd.Flags().Float64Var(&mult, "timeout-multiplier", 1, "scale the profile's timeout_s (conform agent passes its own --timeout-multiplier)")
 	cmd.Flags().StringVar(&obsPath, "observations", "", "append what the bridge sees of the agent, per session, to this JSONL file (conform agent reads it into the report)")
 	_ = cmd.MarkFlagRequired("profile")

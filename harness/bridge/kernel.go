@@ -27,6 +27,11 @@ type Kernel struct {
 	Isolation string
 	// Version is conform's.
 	Version string
+	// ScratchRoot holds every session's scratch folder ("": the system's
+	// temporary folder). A session removes its own when it ends; conform
+	// agent removes the root after the run, so that a kernel killed
+	// mid-session (a harness timeout) leaves nothing behind either.
+	ScratchRoot string
 	// TimeoutMultiplier scales the profile's timeout_s, as conform run's
 	// --timeout-multiplier scales the harness's own durations (values
 	// below 1 count as 1): `conform agent` passes its value on the agent

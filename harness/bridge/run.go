@@ -58,7 +58,7 @@ func newRun(k *Kernel, h *kernelkit.Host, p wire.RunParams) (*run, error) {
 	runSeq.n++
 	id := fmt.Sprintf("%d-%d", os.Getpid(), runSeq.n)
 	runSeq.Unlock()
-	dir, err := os.MkdirTemp("", "conform-agent-")
+	dir, err := os.MkdirTemp(k.ScratchRoot, "conform-agent-")
 	if err != nil {
 		return nil, err
 	}
