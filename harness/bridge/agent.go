@@ -150,6 +150,16 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 // and to the kernel's log.
 func (r *run) flushObservations() {
 	r.mu.Lock()
+	if len(r.ownOrder) > 0 {
+		// One line for all of them: an agent offers the same dozen tools
+		// of its own in every session.
+		quoted := make([]string, len(r.ownOrder))
+		for i, n := range r.ownOrder {
+			quoted[i] = strconv.Quote(n)
+		}
+		r.observed = append(r.observed, observation{SubjectBridge, fmt.Sprintf("the agent offered %d tool(s) of its own to the model, left out of the recorded requests: %s", len(quoted), strings.Join(quoted, ", "))})
+		r.ownOrder = nil
+	}
 	bySubject := map[string][]string{}
 	var subjects []string
 	for _, o := range r.observed {

@@ -44,6 +44,7 @@ type run struct {
 	problems  []string // the agent's misbehaviour, for the error answer
 	observed  []observation
 	ownTools  map[string]bool
+	ownOrder  []string           // the agent's own tools, as first offered
 	agentPid  int                // the agent's process, once started
 	sess      *kernelkit.Session // for the hooks' fan-out (hooks.go)
 }
@@ -97,7 +98,7 @@ func (r *run) serve() error {
 				r.mu.Lock()
 				if !r.ownTools[n] {
 					r.ownTools[n] = true
-					r.observed = append(r.observed, observation{SubjectBridge, fmt.Sprintf("the agent offered its own tool %q to the model", n)})
+					r.ownOrder = append(r.ownOrder, n)
 				}
 				r.mu.Unlock()
 			}
