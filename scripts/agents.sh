@@ -3,7 +3,7 @@
 # (ignored) and run the suite against it through the bridge, inside a
 # network namespace of its own (conform agent refuses without one). An
 # agent whose package cannot be installed, or a machine without node, npm
-# or a namespace, is skipped with the reason. Reports: reports/agents/.
+# or a namespace, is skipped with the reason. Reports: reports/agents/NAME/.
 set -u
 CONFORM=${CONFORM:-bin/conform}
 DIR=${AGENTS_DIR:-.agents}
@@ -33,9 +33,13 @@ for profile in profiles/agents/*.json; do
 	fi
 	echo "run $name"
 	start=$(date +%s)
+	# One folder per agent: the reports in every format, each naming the
+	# conform commit and suite digest it was made with (make build stamps
+	# the commit).
+	mkdir -p "$OUT/$name"
 	# shellcheck disable=SC2086
 	"$CONFORM" agent "$name" --bin-dir "$DIR/node_modules/.bin" $FLAGS \
-		--report-json "$OUT/$name.json" --markdown "$OUT/$name.md"
+		--report-json "$OUT/$name/$name.json" --markdown "$OUT/$name/$name.md" --html "$OUT/$name/$name.html"
 	rc=$?
 	echo "$name: exit $rc, $(( $(date +%s) - start )) s"
 	[ $rc -le 1 ] || status=$rc

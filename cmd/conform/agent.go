@@ -5,12 +5,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentconform/conform/harness/bridge"
 	"github.com/agentconform/conform/harness/bridge/testagent"
+	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/runner"
 	"github.com/agentconform/conform/kernelkit"
 )
@@ -53,13 +56,42 @@ Every flag of conform run applies; --kernel is set by this command.`
 		if err != nil {
 			return usage("%v", err)
 		}
-		if _, err := bridge.LoadProfile(path); err != nil {
+		prof, err := bridge.LoadProfile(path)
+		if err != nil {
 			return usage("%v", err)
 		}
+		// The harness's scenario timeout outlasts the agent kernel's own
+		// limit for the agent (both scaled by --timeout-multiplier), so
+		// that a slow agent is the kernel's named hang, not a harness
+		// timeout that takes the whole kernel down.
+		if !c.Flags().Changed("timeout") {
+			if err := c.Flags().Set("timeout", (prof.SessionTimeout() + agentTimeoutSlack).String()); err != nil {
+				return err
+			}
+		}
+		mult, err := c.Flags().GetFloat64("timeout-multiplier")
+		if err != nil {
+			return err
+		}
+		obs, err := os.CreateTemp("", "conform-agent-observations-*.jsonl")
+		if err != nil {
+			return err
+		}
+		_ = obs.Close()
+		defer os.Remove(obs.Name())
+		if err := c.Flags().Set("kernel-observations", obs.Name()); err != nil {
+			return err
+		}
+		scratch, err := os.MkdirTemp("", "conform-agent-run-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(scratch)
 		argv, err := agentKernelArgv(path, binDir, noIsolation)
 		if err != nil {
 			return err
 		}
+		argv = append(argv, "--timeout-multiplier", strconv.FormatFloat(mult, 'g', -1, 64), "--observations", obs.Name(), "--scratch", scratch)
 		line, err := quoteArgv(argv)
 		if err != nil {
 			return usage("%v", err)
@@ -72,8 +104,15 @@ Every flag of conform run applies; --kernel is set by this command.`
 	return cmd
 }
 
+// agentTimeoutSlack is how much longer the harness waits for a session
+// than the agent kernel waits for the agent: the kernel's sweep of
+// leftover processes and its answer fit in it.
+const agentTimeoutSlack = 30 * time.Second
+
 // agentKernelArgv is the kernel command: the agent kernel under
-// `unshare --net`, or bare with --no-isolation.
+// `unshare --net --mount` (a mount namespace of its own, so that it can
+// point the namespace's /etc/resolv.conf at its stub resolver without
+// touching the machine's), or bare with --no-isolation.
 func agentKernelArgv(profile, binDir string, noIsolation bool) ([]string, error) {
 	self, err := os.Executable()
 	if err != nil {
@@ -97,14 +136,15 @@ func agentKernelArgv(profile, binDir string, noIsolation bool) ([]string, error)
 	if err != nil {
 		return nil, usage("cannot isolate the agent: unshare (util-linux) is not on PATH; --no-isolation runs the agent without a namespace, where it could reach the network")
 	}
-	return append([]string{un, "--net", "--"}, argv...), nil
+	return append(append([]string{un, "--net", "--mount", "--"}, argv...), "--watch-lookups"), nil
 }
 
 // newAgentKernelCmd serves the agent kernel for one profile on stdin and
 // stdout (what `conform agent` starts inside the namespace).
 func newAgentKernelCmd() *cobra.Command {
-	var profile, binDir string
-	var noIsolation bool
+	var profile, binDir, obsPath, scratch string
+	var noIsolation, watchLookups bool
+	var mult float64
 	cmd := &cobra.Command{
 		Use:    "agent-kernel --profile FILE",
 		Short:  "Serve the agent kernel (the bridge) for one launch profile on stdin/stdout",
@@ -115,7 +155,15 @@ func newAgentKernelCmd() *cobra.Command {
 			if err != nil {
 				return usage("%v", err)
 			}
-			k := &bridge.Kernel{Profile: p, Conform: selfPath(), BinDir: binDir, Version: runner.Version, Log: cmd.ErrOrStderr()}
+			k := &bridge.Kernel{Profile: p, Conform: selfPath(), BinDir: binDir, Version: runner.Version, Log: cmd.ErrOrStderr(), TimeoutMultiplier: mult, ScratchRoot: scratch}
+			if obsPath != "" {
+				f, err := os.OpenFile(obsPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+				if err != nil {
+					return fmt.Errorf("agent-kernel: observations: %v", err)
+				}
+				defer f.Close()
+				k.Observations = bridge.NewObservationWriter(f)
+			}
 			if !noIsolation {
 				proof, err := bridge.Isolation()
 				if err != nil {
@@ -123,12 +171,31 @@ func newAgentKernelCmd() *cobra.Command {
 				}
 				k.Isolation = proof
 			}
+			if watchLookups {
+				if noIsolation {
+					return usage("--watch-lookups needs the namespace (it would change the machine's resolver)")
+				}
+				dir, err := os.MkdirTemp(scratch, "conform-resolver-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(dir)
+				stop, err := k.WatchLookups(dir, "127.0.0.53")
+				if err != nil {
+					return fmt.Errorf("agent-kernel: lookups beyond loopback cannot be watched: %v", err)
+				}
+				defer stop()
+			}
 			return kernelkit.Serve(cmd.Context(), k, cmd.InOrStdin(), cmd.OutOrStdout())
 		},
 	}
 	cmd.Flags().StringVar(&profile, "profile", "", "the agent's launch profile (JSON)")
 	cmd.Flags().StringVar(&binDir, "bin-dir", "", "where the profile's package binary is")
 	cmd.Flags().BoolVar(&noIsolation, "no-isolation", false, "serve without proving a network namespace")
+	cmd.Flags().BoolVar(&watchLookups, "watch-lookups", false, "answer the namespace's DNS lookups with a stub resolver on 127.0.0.53 and report each name (needs unshare --net --mount)")
+	cmd.Flags().StringVar(&scratch, "scratch", "", "make the sessions' scratch folders here (conform agent removes it after the run)")
+	cmd.Flags().Float64Var(&mult, "timeout-multiplier", 1, "scale the profile's timeout_s (conform agent passes its own --timeout-multiplier)")
+	cmd.Flags().StringVar(&obsPath, "observations", "", "append what the bridge sees of the agent, per session, to this JSONL file (conform agent reads it into the report)")
 	_ = cmd.MarkFlagRequired("profile")
 	return cmd
 }
@@ -168,4 +235,17 @@ func quoteArgv(argv []string) (string, error) {
 		out[i] = "'" + a + "'"
 	}
 	return strings.Join(out, " "), nil
+}
+
+// kernelObservations reads the agent kernel's observation file per
+// session, for the report.
+func kernelObservations(path string) func(string) []report.Observation {
+	rd := bridge.NewObservationReader(path)
+	return func(session string) []report.Observation {
+		var out []report.Observation
+		for _, o := range rd.Take(session) {
+			out = append(out, report.Observation{Subject: o.Subject, What: o.What})
+		}
+		return out
+	}
 }

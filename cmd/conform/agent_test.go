@@ -30,8 +30,11 @@ func TestAgentKernelCommandIsIsolated(t *testing.T) {
 	if err != nil {
 		t.Skipf("no namespace here: %v", err)
 	}
-	if !strings.HasSuffix(argv[0], "unshare") || argv[1] != "--net" {
-		t.Fatalf("argv = %v, want unshare --net first", argv)
+	if !strings.HasSuffix(argv[0], "unshare") || argv[1] != "--net" || argv[2] != "--mount" {
+		t.Fatalf("argv = %v, want unshare --net --mount first", argv)
+	}
+	if argv[len(argv)-1] != "--watch-lookups" {
+		t.Fatalf("argv = %v, want the lookups watched (the stub resolver)", argv)
 	}
 	argv, _ = agentKernelArgv("p.json", "bin", true)
 	if strings.HasSuffix(argv[0], "unshare") || argv[len(argv)-1] != "--no-isolation" {

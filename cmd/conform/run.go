@@ -38,6 +38,9 @@ type runFlags struct {
 	// CI workflow (runci.go).
 	baseline, shard, durations, bundle string
 	strictBaseline                     bool
+	// kernelObs is the observation file conform agent's kernel writes
+	// beside the wire (harness/bridge observations.go).
+	kernelObs string
 }
 
 func newRunCmd() *cobra.Command {
@@ -100,6 +103,8 @@ erroring scenario (conform replay DIR).`,
 	fl.StringVar(&f.shard, "shard", "", "run slice K of N of the selected scenarios (e.g. 2/4), deterministic and balanced; merge the slices' JSON reports with conform merge")
 	fl.StringVar(&f.durations, "durations", "", "a previous JSON report: balance --shard by its recorded scenario durations instead of by count")
 	fl.StringVar(&f.bundle, "bundle", "", "write a repro bundle (conform replay) for every failing or erroring scenario under this folder")
+	fl.StringVar(&f.kernelObs, "kernel-observations", "", "a JSONL file of observations the kernel writes beside the wire, added to each session's scenario (set by conform agent)")
+	_ = fl.MarkHidden("kernel-observations")
 	return cmd
 }
 
@@ -146,6 +151,9 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 		return err
 	}
 	opt := runner.Options{Launcher: l, Tags: f.tags, Concurrency: f.jobs, ScenarioTimeout: f.timeout, FS: features.FS, Root: ".", TimeoutMultiplier: f.multiplier, Slow: f.slow}
+	if f.kernelObs != "" {
+		opt.KernelObservations = kernelObservations(f.kernelObs)
+	}
 	if f.features != "" {
 		if opt.FS, err = featureFolder(f.features); err != nil {
 			return err

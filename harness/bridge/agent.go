@@ -68,10 +68,10 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 	if err := cmd.Start(); err != nil {
 		return wire.RunSessionResult{}, kernelkit.Errorf(wire.CodeInternal, "bridge: could not start the agent %q: %v", args[0], err)
 	}
-	timeout := time.Duration(pr.TimeoutS * float64(time.Second))
-	if timeout <= 0 {
-		timeout = 120 * time.Second
-	}
+	r.mu.Lock()
+	r.agentPid = cmd.Process.Pid
+	r.mu.Unlock()
+	timeout := r.k.sessionTimeout()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var why string
@@ -89,21 +89,18 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 		_ = cmd.Process.Kill()
 		// The agent's stdout may be held by a helper: sweep first, so
 		// that the reader and Wait can finish.
-		_, _ = sweep(r.marker(), cmd.Process.Pid, 5*time.Second)
+		_, _ = sweep(r.marker(), cmd.Process.Pid, r.k.otherAgents(r), 5*time.Second)
 		err = <-done
 	}
 	// Sweep before killing the group, so that a helper still running is
 	// seen and named; then the group, for one that cleared its marker.
-	left, sweepErr := sweep(r.marker(), cmd.Process.Pid, 5*time.Second)
+	left, sweepErr := sweep(r.marker(), cmd.Process.Pid, r.k.otherAgents(r), 5*time.Second)
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	r.flushObservations()
 	r.mu.Lock()
-	obs := append([]string(nil), r.observed...)
 	problems := append([]string(nil), r.problems...)
 	turns := r.turns
 	r.mu.Unlock()
-	for _, o := range obs {
-		r.k.logf("observation (%s): %s", pr.Name, o)
-	}
 	if why == "cancelled" {
 		return wire.RunSessionResult{SessionID: r.p.SessionID, Status: wire.StatusCancelled, Turns: turns}, nil
 	}
@@ -146,6 +143,39 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 	}
 	res.Turns = turns
 	return res, nil
+}
+
+// flushObservations hands this session's observations, each distinct one
+// once with how often it was seen, to the observation file (the report)
+// and to the kernel's log.
+func (r *run) flushObservations() {
+	r.mu.Lock()
+	if len(r.ownOrder) > 0 {
+		// One line for all of them: an agent offers the same dozen tools
+		// of its own in every session.
+		quoted := make([]string, len(r.ownOrder))
+		for i, n := range r.ownOrder {
+			quoted[i] = strconv.Quote(n)
+		}
+		r.observed = append(r.observed, observation{SubjectBridge, fmt.Sprintf("the agent offered %d tool(s) of its own to the model, left out of the recorded requests: %s", len(quoted), strings.Join(quoted, ", "))})
+		r.ownOrder = nil
+	}
+	bySubject := map[string][]string{}
+	var subjects []string
+	for _, o := range r.observed {
+		if bySubject[o.subject] == nil {
+			subjects = append(subjects, o.subject)
+		}
+		bySubject[o.subject] = append(bySubject[o.subject], o.what)
+	}
+	r.observed = nil
+	r.mu.Unlock()
+	for _, sub := range subjects {
+		for _, what := range countDistinct(bySubject[sub]) {
+			r.k.Observations.Write(Observation{SessionID: r.p.SessionID, Subject: sub, What: what})
+			r.k.logf("observation (%s, %s): %s", r.k.Profile.Name, sub, what)
+		}
+	}
 }
 
 func (r *run) marker() string { return runMarker + "=" + r.id }
@@ -194,9 +224,6 @@ func (r *run) prepare() (map[string]string, error) {
 			return nil, err
 		}
 	}
-	if err := r.writeHooks(vars); err != nil {
-		return nil, err
-	}
 	for k, v := range pr.Files {
 		p := filepath.Clean(expand(k, vars))
 		if !strings.HasPrefix(p, r.dir+string(os.PathSeparator)) {
@@ -205,6 +232,11 @@ func (r *run) prepare() (map[string]string, error) {
 		if err := write(p, v); err != nil {
 			return nil, err
 		}
+	}
+	// After the files: a hook format may add to a settings file the
+	// profile wrote (Gemini CLI).
+	if err := r.writeHooks(vars); err != nil {
+		return nil, err
 	}
 	return vars, nil
 }

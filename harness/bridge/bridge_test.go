@@ -50,6 +50,16 @@ func profile(t *testing.T, dialect string, extra ...string) *Profile {
 
 func suite(t *testing.T, p *Profile, tags string) *report.Report {
 	t.Helper()
+	return suiteJ(t, p, tags, 2)
+}
+
+// suiteJ runs with jobs kernels at once. They are all in this test
+// process, which is the subreaper of every one of them: a daemon one
+// agent abandons is adopted by the process, not by its kernel, so a test
+// of daemons runs one kernel (conform agent runs each kernel in a process
+// of its own).
+func suiteJ(t *testing.T, p *Profile, tags string, jobs int) *report.Report {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +67,7 @@ func suite(t *testing.T, p *Profile, tags string) *report.Report {
 	l := kernelkit.Launcher("bridge", func() kernelkit.Kernel {
 		return &Kernel{Profile: p, Conform: self, Version: "test"}
 	})
-	r, err := runner.Run(context.Background(), runner.Options{Launcher: l, Tags: tags, Concurrency: 2, ScenarioTimeout: 60 * time.Second})
+	r, err := runner.Run(context.Background(), runner.Options{Launcher: l, Tags: tags, Concurrency: jobs, ScenarioTimeout: 60 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,16 +104,25 @@ func TestMisbehavingAgentsEndInAClearError(t *testing.T) {
 		{"bad-request", "does not allow"},
 		{"exit-early", "exited (status 3) without its result line"},
 		{"fork-helper", "(sleep 3600)), ended by the bridge"},
+		// The daemon is named as the sweep finds it (sh, env, setsid or
+		// sleep, by how far it got).
+		{"daemon", "running after it exited"},
 		{"hang", "hung"},
 		{"flood", "flooded its output"},
 		{"no-mcp", "opened no MCP session"},
+		{"half-request", "exited (status 4) without its result line"},
+		{"half-line", "exited (status 0) without its result line"},
 	} {
 		t.Run(tc.misbehave, func(t *testing.T) {
 			p := profile(t, "anthropic", "--misbehave", tc.misbehave)
 			if tc.misbehave == "hang" {
 				p.TimeoutS = 1
 			}
-			r := suite(t, p, "@TA-01")
+			jobs := 2
+			if tc.misbehave == "daemon" {
+				jobs = 1
+			}
+			r := suiteJ(t, p, "@TA-01", jobs)
 			for _, s := range r.Scenarios {
 				if s.Status != report.Error || !strings.Contains(s.Failure, tc.want) {
 					t.Errorf("%s: %s %q, want error naming %q", s.Name, s.Status, s.Failure, tc.want)
@@ -113,6 +132,79 @@ func TestMisbehavingAgentsEndInAClearError(t *testing.T) {
 				t.Errorf("processes left: %v", left)
 			}
 		})
+	}
+}
+
+// A call that is not a turn (a title request) is answered by the
+// profile's rule, never reaches the harness as a model/stream, and is in
+// the report as an observation of TA-01 (bridge observations travel beside
+// the wire, through the observation file conform agent reads).
+func TestNotTurnCallsAreObservationsInTheReport(t *testing.T) {
+	p := profile(t, "anthropic", "--title-call")
+	p.NotTurns = []NotTurn{{Name: "title call", Match: "system_contains", Text: "Generate a title", Answer: "A title"}}
+	path := filepath.Join(t.TempDir(), "obs.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := NewObservationWriter(f)
+	self, _ := os.Executable()
+	l := kernelkit.Launcher("bridge", func() kernelkit.Kernel {
+		return &Kernel{Profile: p, Conform: self, Version: "test", Observations: w}
+	})
+	rd := NewObservationReader(path)
+	r, err := runner.Run(context.Background(), runner.Options{Launcher: l, Tags: "@TA-01", Concurrency: 2, ScenarioTimeout: 60 * time.Second,
+		KernelObservations: func(id string) []report.Observation {
+			var out []report.Observation
+			for _, o := range rd.Take(id) {
+				out = append(out, report.Observation{Subject: o.Subject, What: o.What})
+			}
+			return out
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range r.Scenarios {
+		if strings.Contains(strings.Join(s.Log, "\n"), "Generate a title") {
+			t.Errorf("%s: the title call reached the harness:\n%s", s.Name, strings.Join(s.Log, "\n"))
+		}
+		found := false
+		for _, o := range s.Observations {
+			found = found || o.Subject == "TA-01" && strings.Contains(o.What, "title call") && strings.Contains(o.What, "not counted as a turn")
+		}
+		if !found {
+			t.Errorf("%s: no TA-01 observation of the title call in %+v", s.Name, s.Observations)
+		}
+	}
+	found := false
+	for _, o := range r.Observations {
+		found = found || o.Subject == "TA-01"
+	}
+	if !found {
+		t.Errorf("report observations lack the title call: %+v", r.Observations)
+	}
+}
+
+// Every session gets a fresh home and temporary folder, removed when it
+// ends: the leak-state agent fails when it finds what an earlier session
+// of the same kernel left (two kernels run four scenarios here, so each
+// kernel runs sessions one after another).
+func TestNoStateLeaksBetweenSessions(t *testing.T) {
+	r := suite(t, profile(t, "anthropic", "--misbehave", "leak-state"), "@TA-01")
+	if len(r.Scenarios) < 3 {
+		t.Fatalf("want several sessions, got %d", len(r.Scenarios))
+	}
+	for _, s := range r.Scenarios {
+		if strings.Contains(s.Failure, "found state an earlier session left") {
+			t.Errorf("%s: %s", s.Name, s.Failure)
+		}
+	}
+	// What the agent wrote is gone with its scratch folder (other conform
+	// runs on the machine have scratch folders too, but not this file).
+	left, err := filepath.Glob(filepath.Join(os.TempDir(), "conform-agent-*", "home", "conform-left-this"))
+	if err != nil || len(left) > 0 {
+		t.Errorf("state outlived its session: %v %v", left, err)
 	}
 }
 
@@ -151,6 +243,7 @@ func TestProfileCheck(t *testing.T) {
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Glue: []wire.GlueNote{{Requirement: "TA-02"}}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, SpanRoles: []otlp.RoleRule{{Name: "x", Role: "wizard"}}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Hooks: "cline"},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Hooks: "opencode"},
 	} {
 		if err := bad.Check(); err == nil {
 			t.Errorf("%+v: want an error", bad)

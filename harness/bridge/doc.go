@@ -16,14 +16,27 @@
 // becomes skipped instead of a false failure.
 //
 // Misbehaviour ends the session in a JSON-RPC error naming what the agent
-// did (a request its dialect does not allow, half a stream, an exit before
-// answering, a helper process left running, a hang past the profile's
-// limit): the harness reports it as error with that text.
+// did (a request its dialect does not allow, half a request, half a result
+// line, an exit before answering, no MCP session, a flood of output, a
+// helper or a daemon left running, a hang past the profile's limit scaled
+// by --timeout-multiplier): the harness reports it as error with that
+// text. Every process the agent started is gone afterwards (the kernel is
+// a child subreaper and sweeps what it adopts), and every session has
+// scratch folders of its own, removed when it ends.
+//
+// Observations (observations.go): what the bridge sees of the agent that is
+// no wire traffic of the agent's — a call that is not a turn (TA-01), a
+// name looked up beyond loopback, a tool of its own, a bound it cannot be
+// told — goes beside the wire, to a file conform agent reads into each
+// scenario's observations, never as invented events.
 //
 // Isolation: the agent kernel runs inside a network namespace of its own
-// (`unshare --net`), brings loopback up, and proves isolation by listing the
-// namespace's interfaces (only lo, Isolation). conform agent-kernel refuses
-// to serve otherwise unless started with --no-isolation.
+// (`unshare --net --mount`), brings loopback up, and proves isolation by
+// listing the namespace's interfaces (only lo, Isolation). conform
+// agent-kernel refuses to serve otherwise unless started with
+// --no-isolation. In its own mount namespace it points /etc/resolv.conf at
+// a stub resolver on 127.0.0.53 (DNSStub), which answers NXDOMAIN and
+// reports every name the agent looks up.
 //
 // Requirements: the bridge judges nothing; it carries every row of the
 // catalog a coding agent can show (TA-*, HD-*, ER-* through the recorded

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/agentconform/conform/harness/bridge/hookrelay"
@@ -45,8 +46,12 @@ func (r *run) hookEvents() []string {
 	return evs
 }
 
+// hookFormats are the agents whose hook configuration the bridge writes.
+var hookFormats = []string{hookrelay.AgentClaudeCode, hookrelay.AgentCodex, hookrelay.AgentGemini}
+
 // writeHooks writes the agent's hook configuration: the {hooks_config}
-// settings file (Claude Code) or ~/.codex/hooks.json (Codex).
+// settings file (Claude Code), ~/.codex/hooks.json (Codex) or the "hooks"
+// of ~/.gemini/settings.json (Gemini CLI).
 func (r *run) writeHooks(vars map[string]string) error {
 	evs := r.hookEvents()
 	rl := hookrelay.Relay{Exe: r.k.Conform, URL: r.auxURL + "/hooks", Timeout: 30 * time.Second}
@@ -71,8 +76,20 @@ func (r *run) writeHooks(vars map[string]string) error {
 		}
 		path = filepath.Join(vars["{home}"], ".codex", "hooks.json")
 		body, err = hookrelay.CodexHooksJSON(rl, hookrelay.Hooks(evs...))
+	case hookrelay.AgentGemini:
+		if len(evs) == 0 {
+			return nil
+		}
+		// Gemini CLI reads hooks from its user settings, which the
+		// profile's files wrote: the bridge adds "hooks" to them.
+		path = filepath.Join(vars["{home}"], ".gemini", "settings.json")
+		body, err = mergeSettings(path, func(m map[string]any) error {
+			h, err := hookrelay.GeminiHooks(rl, hookrelay.Hooks(evs...))
+			m["hooks"] = h
+			return err
+		})
 	default:
-		return fmt.Errorf("hooks %q: the bridge writes hook configurations for %s and %s", r.k.Profile.Hooks, hookrelay.AgentClaudeCode, hookrelay.AgentCodex)
+		return fmt.Errorf("hooks %q: the bridge writes hook configurations for %s", r.k.Profile.Hooks, strings.Join(hookFormats, ", "))
 	}
 	if err != nil {
 		return err
@@ -81,6 +98,23 @@ func (r *run) writeHooks(vars map[string]string) error {
 		return err
 	}
 	return os.WriteFile(path, body, 0o600)
+}
+
+// mergeSettings reads a JSON settings file (absent: empty), lets edit
+// change it and returns the new content.
+func mergeSettings(path string, edit func(map[string]any) error) ([]byte, error) {
+	m := map[string]any{}
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &m); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	} else if !os.IsNotExist(err) {
+		return nil, err
+	}
+	if err := edit(m); err != nil {
+		return nil, err
+	}
+	return json.MarshalIndent(m, "", "  ")
 }
 
 // dispatch answers one relayed hook event.
@@ -97,6 +131,13 @@ func (r *run) dispatch(ctx context.Context, ev hookrelay.Event) (hookrelay.Decis
 		p.SessionID, p.Status = r.p.SessionID, wire.StatusCompleted
 	default:
 		name, ok := hookrelay.StripMCP(ev.ToolName, r.k.Profile.serverName())
+		if !ok {
+			name, ok = strings.CutPrefix(ev.ToolName, r.k.Profile.toolPrefix())
+		}
+		if ev.MCPServer != "" {
+			// Gemini CLI names an MCP tool in mcp_context.
+			name, ok = ev.MCPTool, ev.MCPServer == r.k.Profile.serverName()
+		}
 		if !ok {
 			r.observe("hook %s for the agent's own tool %q not relayed", ev.AgentEvent, ev.ToolName)
 			return hookrelay.Decision{Outcome: hookrelay.Allow}, nil

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/agentconform/conform/kernelkit"
 	"github.com/agentconform/conform/spec/wire"
@@ -25,11 +27,29 @@ type Kernel struct {
 	Isolation string
 	// Version is conform's.
 	Version string
+	// ScratchRoot holds every session's scratch folder ("": the system's
+	// temporary folder). A session removes its own when it ends; conform
+	// agent removes the root after the run, so that a kernel killed
+	// mid-session (a harness timeout) leaves nothing behind either.
+	ScratchRoot string
+	// TimeoutMultiplier scales the profile's timeout_s, as conform run's
+	// --timeout-multiplier scales the harness's own durations (values
+	// below 1 count as 1): `conform agent` passes its value on the agent
+	// kernel's command line, so a slow machine does not turn a slow agent
+	// into a hang.
+	TimeoutMultiplier float64
+	// Observations receives what the bridge saw of the agent, per session
+	// (observations.go); nil drops them.
+	Observations *ObservationWriter
 	// Log receives observations and the agents' stderr tails (the agent
 	// kernel's stderr); nil drops them.
 	Log io.Writer
 
 	mu sync.Mutex
+
+	runsMu  sync.Mutex
+	runs    map[*run]bool // sessions running now, for the lookups they made
+	lookups string        // the stub resolver's address, "" when none
 }
 
 var _ kernelkit.Kernel = (*Kernel)(nil)
@@ -45,6 +65,9 @@ func (k *Kernel) Info() kernelkit.Info {
 	r["bridge.dialect"] = k.Profile.Dialect
 	if k.Profile.Hooks != "" {
 		r["bridge.hooks"] = "the agent's one hook command per event is fanned out by the bridge to the point's subscribers in declaration order (kernelkit Session.Dispatch: modes, timeouts, hook_error events are the bridge's glue); only pre-tool-call, post-tool-call, session-start and session-end are relayed"
+	}
+	if k.lookups != "" {
+		r["bridge.lookups"] = "every name the agent looks up goes to a stub resolver on " + k.lookups + " inside the namespace, which answers NXDOMAIN and reports the name as an observation (subject bridge); a connection to a literal address beyond loopback fails for want of a route and is not seen"
 	}
 	if k.Isolation != "" {
 		r["bridge.isolation"] = k.Isolation
@@ -63,7 +86,74 @@ func (k *Kernel) Run(ctx context.Context, h *kernelkit.Host, p wire.RunParams) (
 		return wire.RunSessionResult{}, kernelkit.Errorf(wire.CodeInternal, "bridge: %v", err)
 	}
 	defer r.close()
+	k.runsMu.Lock()
+	if k.runs == nil {
+		k.runs = map[*run]bool{}
+	}
+	k.runs[r] = true
+	k.runsMu.Unlock()
+	defer func() {
+		k.runsMu.Lock()
+		delete(k.runs, r)
+		k.runsMu.Unlock()
+	}()
 	return r.run(ctx)
+}
+
+// WatchLookups starts the stub resolver on addr (an address of loopback,
+// port 53) and points the namespace's /etc/resolv.conf at it (UseResolver:
+// only in a mount namespace of the kernel's own); every name looked up
+// while a session runs becomes an observation of that session. dir holds
+// the scratch resolv.conf. Call before serving.
+func (k *Kernel) WatchLookups(dir, ip string) (stop func(), err error) {
+	d := &DNSStub{Addr: net.JoinHostPort(ip, "53"), OnQuery: k.lookedUp}
+	if err := d.Start(); err != nil {
+		return nil, fmt.Errorf("stub resolver: %w", err)
+	}
+	if err := UseResolver(dir, ip); err != nil {
+		d.Close()
+		return nil, err
+	}
+	k.lookups = d.Addr
+	return d.Close, nil
+}
+
+// otherAgents are the agent processes of the sessions running beside r:
+// children of the kernel that r's sweep must leave alone.
+func (k *Kernel) otherAgents(r *run) map[int]bool {
+	k.runsMu.Lock()
+	defer k.runsMu.Unlock()
+	out := map[int]bool{}
+	for o := range k.runs {
+		if o == r {
+			continue
+		}
+		o.mu.Lock()
+		if o.agentPid != 0 {
+			out[o.agentPid] = true
+		}
+		o.mu.Unlock()
+	}
+	return out
+}
+
+// lookedUp reports one query to the sessions running now (a kernel serves
+// one session at a time, so that is the one whose agent asked).
+func (k *Kernel) lookedUp(name, qtype string) {
+	k.runsMu.Lock()
+	defer k.runsMu.Unlock()
+	for r := range k.runs {
+		r.observe("the agent looked up %q beyond loopback (DNS): the bridge's stub resolver answered NXDOMAIN, nothing left the namespace", name)
+	}
+	if len(k.runs) == 0 {
+		k.logf("lookup of %q (%s) while no session runs", name, qtype)
+	}
+}
+
+// sessionTimeout is the profile's limit for one run of the agent (default
+// 120 s), scaled by TimeoutMultiplier.
+func (k *Kernel) sessionTimeout() time.Duration {
+	return time.Duration(k.Profile.SessionTimeout().Seconds() * max(k.TimeoutMultiplier, 1) * float64(time.Second))
 }
 
 func (k *Kernel) logf(format string, args ...any) {

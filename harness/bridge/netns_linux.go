@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -74,6 +76,36 @@ func CanUnshareNet() error {
 	}
 	if os.Geteuid() != 0 {
 		return fmt.Errorf("making a network namespace needs root (unshare --net); conform runs as uid %d", os.Geteuid())
+	}
+	return nil
+}
+
+// UseResolver points this process's view of /etc/resolv.conf (and so its
+// children's, the agent's) at a resolver on loopback, by a bind mount of a
+// scratch file in dir. It refuses when the process shares its mount
+// namespace with its parent: the mount would change the machine's resolver.
+func UseResolver(dir, ip string) error {
+	self, err := os.Readlink("/proc/self/ns/mnt")
+	if err != nil {
+		return fmt.Errorf("resolver: %w", err)
+	}
+	// The parent is conform agent, outside the namespaces (unshare execs
+	// the agent kernel): the same mount namespace as the parent's means
+	// none of the kernel's own. (init's is no witness: a sandbox may
+	// already run in a mount namespace of its own, and /proc/1 may not be
+	// readable from inside.)
+	parent, err := os.Readlink("/proc/" + strconv.Itoa(os.Getppid()) + "/ns/mnt")
+	if err != nil || parent == self {
+		return ErrSharedMounts
+	}
+	f := filepath.Join(dir, "resolv.conf")
+	// One server, no search list (a lookup is the name the agent asked
+	// for), one attempt: the stub answers at once.
+	if err := os.WriteFile(f, []byte("nameserver "+ip+"\noptions attempts:1 timeout:1\n"), 0o644); err != nil {
+		return fmt.Errorf("resolver: %w", err)
+	}
+	if err := unix.Mount(f, "/etc/resolv.conf", "", unix.MS_BIND, ""); err != nil {
+		return fmt.Errorf("resolver: bind %s over /etc/resolv.conf: %w", f, err)
 	}
 	return nil
 }

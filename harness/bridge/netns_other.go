@@ -17,3 +17,6 @@ func Isolation() (string, error) { return "", errNoNetns }
 
 // CanUnshareNet is Linux only.
 func CanUnshareNet() error { return errNoNetns }
+
+// UseResolver is Linux only.
+func UseResolver(dir, ip string) error { return errNoNetns }

@@ -67,8 +67,11 @@ func hasMarker(pid int, marker string) bool {
 }
 
 // members are the live processes of one run: carrying the marker, or
-// descending from a known member.
-func members(marker string, seed map[int]bool) []procInfo {
+// descending from a known member, or adopted by this process (the
+// subreaper) and not an agent of another run in keep: a daemon that left
+// its session and environment behind has no marker and no link to the
+// agent, only the adoption.
+func members(marker string, seed, keep map[int]bool) []procInfo {
 	ents, _ := os.ReadDir("/proc")
 	all := map[int]procInfo{}
 	for _, e := range ents {
@@ -82,7 +85,7 @@ func members(marker string, seed map[int]bool) []procInfo {
 	}
 	in := map[int]bool{}
 	for pid := range all {
-		if seed[pid] || hasMarker(pid, marker) {
+		if seed[pid] || hasMarker(pid, marker) || all[pid].ppid == os.Getpid() && !keep[pid] && adopted(pid) {
 			in[pid] = true
 		}
 	}
@@ -106,11 +109,14 @@ func members(marker string, seed map[int]bool) []procInfo {
 // sweep kills every process of the run but the agent itself (which the
 // caller waits for) and reaps the ones this process adopted; it returns
 // what it found alive.
-func sweep(marker string, agent int, limit time.Duration) (left []string, err error) {
+//
+// keep are the agents of the kernel's other sessions, which are its
+// children too and not this run's.
+func sweep(marker string, agent int, keep map[int]bool, limit time.Duration) (left []string, err error) {
 	seen := map[int]bool{}
 	deadline := time.Now().Add(limit)
 	for {
-		ms := members(marker, map[int]bool{agent: true})
+		ms := members(marker, map[int]bool{agent: true}, keep)
 		alive := 0
 		for _, m := range ms {
 			if m.pid == agent {
@@ -150,4 +156,19 @@ func cmdline(p procInfo) string {
 		s = s[:120] + "..."
 	}
 	return s
+}
+
+// adopted says whether a child of this process is one it adopted as
+// subreaper rather than one it started: the processes it starts are
+// agents (their run marker is in their environment from exec) and the
+// only other children it has are orphans. A child that is still an
+// exec'd Go helper of this process itself (none today) would carry no
+// marker either; the kernel starts none.
+func adopted(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		// Unreadable (gone, or not ours to read): not ours to kill.
+		return false
+	}
+	return !bytes.Contains(b, []byte(runMarker+"="))
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentconform/conform/harness/bridge/dialect"
 	"github.com/agentconform/conform/harness/bridge/otlp"
@@ -49,7 +50,9 @@ type Profile struct {
 	ToolPrefix    string `json:"tool_prefix,omitempty"`
 	// Hooks names the agent's hook format the bridge writes for the
 	// session's subscribers ("claude-code": the {hooks_config} settings
-	// file; "codex": ~/.codex/hooks.json); empty: no hooks.
+	// file; "codex": ~/.codex/hooks.json; "gemini-cli": "hooks" in
+	// ~/.gemini/settings.json); empty: the bridge reaches no hook system
+	// of the agent, and the profile says so in its glue.
 	Hooks string `json:"hooks,omitempty"`
 	// SpanRoles give the agent's OTLP spans conform roles by name (a
 	// path.Match pattern): {"name": "codex.turn*", "role": "turn"}. Spans
@@ -202,8 +205,8 @@ func (p *Profile) Check() error {
 		}
 	}
 	all["mcp_config"], all["hooks_config"] = p.MCPConfig, p.HooksConfig
-	if p.Hooks != "" && p.Hooks != "claude-code" && p.Hooks != "codex" {
-		return fmt.Errorf("hooks %q: the bridge writes hook configurations for claude-code and codex", p.Hooks)
+	if p.Hooks != "" && !slices.Contains(hookFormats, p.Hooks) {
+		return fmt.Errorf("hooks %q: the bridge writes hook configurations for %s", p.Hooks, strings.Join(hookFormats, ", "))
 	}
 	for k, v := range all {
 		if err := check(k, v); err != nil {
@@ -234,6 +237,18 @@ func (p *Profile) Check() error {
 		}
 	}
 	return nil
+}
+
+// DefaultTimeout is a profile's timeout_s when it names none.
+const DefaultTimeout = 120 * time.Second
+
+// SessionTimeout is the profile's limit for one run of the agent, before
+// any --timeout-multiplier.
+func (p *Profile) SessionTimeout() time.Duration {
+	if p.TimeoutS <= 0 {
+		return DefaultTimeout
+	}
+	return time.Duration(p.TimeoutS * float64(time.Second))
 }
 
 func (p *Profile) serverName() string {

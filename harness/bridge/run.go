@@ -42,8 +42,10 @@ type run struct {
 	pending   []wire.StreamEvent // tool calls of the latest reply, not yet invoked
 	callSeq   int
 	problems  []string // the agent's misbehaviour, for the error answer
-	observed  []string
+	observed  []observation
 	ownTools  map[string]bool
+	ownOrder  []string           // the agent's own tools, as first offered
+	agentPid  int                // the agent's process, once started
 	sess      *kernelkit.Session // for the hooks' fan-out (hooks.go)
 }
 
@@ -57,7 +59,7 @@ func newRun(k *Kernel, h *kernelkit.Host, p wire.RunParams) (*run, error) {
 	runSeq.n++
 	id := fmt.Sprintf("%d-%d", os.Getpid(), runSeq.n)
 	runSeq.Unlock()
-	dir, err := os.MkdirTemp("", "conform-agent-")
+	dir, err := os.MkdirTemp(k.ScratchRoot, "conform-agent-")
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +98,7 @@ func (r *run) serve() error {
 				r.mu.Lock()
 				if !r.ownTools[n] {
 					r.ownTools[n] = true
-					r.observed = append(r.observed, fmt.Sprintf("the agent offered its own tool %q to the model", n))
+					r.ownOrder = append(r.ownOrder, n)
 				}
 				r.mu.Unlock()
 			}
@@ -110,7 +112,7 @@ func (r *run) serve() error {
 			if strings.Contains(msg, "refused") || strings.Contains(msg, "unreadable") {
 				r.problems = append(r.problems, msg)
 			} else {
-				r.observed = append(r.observed, msg)
+				r.observed = append(r.observed, observation{SubjectBridge, msg})
 			}
 			r.mu.Unlock()
 		},
@@ -163,9 +165,14 @@ func listen(h http.Handler) (*http.Server, string, error) {
 	return s, "http://" + l.Addr().String(), nil
 }
 
-func (r *run) observe(f string, a ...any) {
+// observation is one thing the bridge saw of the agent in this session.
+type observation struct{ subject, what string }
+
+func (r *run) observe(f string, a ...any) { r.observeAs(SubjectBridge, f, a...) }
+
+func (r *run) observeAs(subject, f string, a ...any) {
 	r.mu.Lock()
-	r.observed = append(r.observed, fmt.Sprintf(f, a...))
+	r.observed = append(r.observed, observation{subject, fmt.Sprintf(f, a...)})
 	r.mu.Unlock()
 }
 
@@ -221,7 +228,9 @@ func (r *run) intercept(c dialect.Call) (wire.ModelStreamResult, bool) {
 			b, _ := json.Marshal(dialect.Fit(c.JSONSchema))
 			text = string(b)
 		}
-		r.observe("%s: answered by the profile's rule, not counted as a turn", orName(n.Name, n.Match))
+		// TA-01: what is a turn of the loop. The call is the agent's, its
+		// answer the profile's reading (bridge.not_turns).
+		r.observeAs("TA-01", "%s: a model request answered by the profile's not_turns rule (%s), not counted as a turn", orName(n.Name, n.Match), n.Match)
 		return wire.ModelStreamResult{Events: []wire.StreamEvent{
 			{Type: wire.EventTextDelta, Text: text},
 			{Type: wire.EventUsage, Usage: &wire.Usage{}},
@@ -271,7 +280,7 @@ func (r *run) invoke(ctx context.Context, tool string, input json.RawMessage) (w
 	if id == "" {
 		r.callSeq++
 		id = fmt.Sprintf("bridge-call-%d", r.callSeq)
-		r.observed = append(r.observed, fmt.Sprintf("the agent called %q with no matching tool call of the model (call id %s)", tool, id))
+		r.observed = append(r.observed, observation{SubjectBridge, fmt.Sprintf("the agent called %q with no matching tool call of the model (call id %s)", tool, id)})
 	}
 	cc := r.callContext()
 	r.mu.Unlock()

@@ -28,6 +28,7 @@ type collector struct {
 	lines     map[string]map[string]int
 	capture   func(Capture)
 	finished  func(report.ScenarioResult) // nil: nothing to tell
+	kernelObs func(sessionID string) []report.Observation
 }
 
 func (c *collector) add(o steps.Outcome) {
@@ -74,6 +75,9 @@ func (c *collector) row(o steps.Outcome) report.ScenarioResult {
 	row := report.ScenarioResult{File: p.Uri, Line: c.line(p), Name: p.Name, Tags: tags, Duration: s.Elapsed(), Started: s.Started()}
 	for _, ob := range s.Observations {
 		row.Observations = append(row.Observations, report.Observation{Subject: ob.Subject, What: ob.What})
+	}
+	if c.kernelObs != nil && s.SessionID != "" {
+		row.Observations = append(row.Observations, c.kernelObs(s.SessionID)...)
 	}
 	switch {
 	case s.NotRun != "":

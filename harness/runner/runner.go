@@ -78,6 +78,10 @@ type Options struct {
 	// each scenario that failed or ended in error (for repro bundles). It
 	// may be called from several goroutines at once.
 	Capture func(Capture)
+	// KernelObservations, when set, gives what the kernel's launcher saw
+	// of a session beside the wire (conform agent: the bridge's
+	// observations of the agent), added to the scenario's observations.
+	KernelObservations func(sessionID string) []report.Observation
 }
 
 // ErrIncomplete means the run stopped before every scenario had a verdict.
@@ -161,7 +165,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	defer stopWhen.cancel()
 	env := &steps.Env{Pool: pool, ScenarioTimeout: opt.ScenarioTimeout, Info: info, Stop: stop, TimeoutMultiplier: opt.TimeoutMultiplier}
 	col := &collector{docs: map[string]*messages.GherkinDocument{}, undefined: map[string]string{}, logLines: opt.LogLines,
-		keep: keep, capture: opt.Capture, finished: stopWhen.check}
+		keep: keep, capture: opt.Capture, finished: stopWhen.check, kernelObs: opt.KernelObservations}
 	if opt.Progress != nil {
 		col.view = newLiveView(opt.Progress, opt, len(refs), time.Now())
 	}

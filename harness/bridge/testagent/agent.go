@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,12 +18,12 @@ import (
 )
 
 // Misbehaviours --misbehave knows.
-var Misbehaviours = []string{"bad-request", "half-request", "hang", "exit-early", "fork-helper", "flood", "no-mcp"}
+var Misbehaviours = []string{"bad-request", "half-request", "hang", "exit-early", "fork-helper", "daemon", "flood", "no-mcp", "half-line", "leak-state"}
 
 type config struct {
 	dialect, baseURL, mcpURL, prompt, model, misbehave string
 	maxTurns                                           int
-	stream                                             bool
+	stream, titleCall                                  bool
 }
 
 // Main is `conform test-agent`.
@@ -37,6 +38,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.model, "model", "conform-model", "model name")
 	fs.IntVar(&c.maxTurns, "max-turns", 0, "stop after this many model calls that asked for tools (0: no limit but a safety net of 50)")
 	fs.BoolVar(&c.stream, "stream", true, "use the dialect's streaming API")
+	fs.BoolVar(&c.titleCall, "title-call", false, "first ask the model for a title, without tools, as opencode does (a call that is not a turn)")
 	fs.StringVar(&c.misbehave, "misbehave", "", "misbehave: "+strings.Join(Misbehaviours, ", "))
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -64,6 +66,32 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		// Left running on purpose: the bridge must end it.
+	case "daemon":
+		// A daemon as Cline's hub: a session of its own, no environment
+		// of the agent's (so no run marker), its parent gone at once, so
+		// that it is adopted by the nearest subreaper.
+		d := exec.Command("sh", "-c", "env -i setsid sleep 3600 </dev/null >/dev/null 2>&1 &")
+		if err := d.Run(); err != nil {
+			fmt.Fprintln(stderr, "test-agent:", err)
+			return 1
+		}
+	case "half-line":
+		// Half of its result line, then a clean exit.
+		fmt.Fprint(stdout, `{"type":"result","status":"compl`)
+		return 0
+	case "leak-state":
+		// Fails when a file an earlier session left in its home is still
+		// there: the bridge must give every session a fresh one.
+		home, _ := os.UserHomeDir()
+		mark := filepath.Join(home, "conform-left-this")
+		if _, err := os.Stat(mark); err == nil {
+			fmt.Fprintln(stderr, "test-agent: found state an earlier session left in", home)
+			return 5
+		}
+		_ = os.WriteFile(mark, []byte("x"), 0o600)
+		if tmp := os.Getenv("TMPDIR"); tmp != "" {
+			_ = os.WriteFile(filepath.Join(tmp, "conform-left-this"), []byte("x"), 0o600)
+		}
 	case "flood":
 		line := strings.Repeat("x", 1<<16) + "\n"
 		for i := 0; i < 1<<12; i++ {
@@ -159,6 +187,11 @@ type outcome struct {
 func loop(ctx context.Context, c config, m model, sess *mcp.ClientSession, tools []tool, stderr io.Writer) outcome {
 	hist := []step{{user: c.prompt}}
 	out := outcome{Type: "result"}
+	if c.titleCall {
+		if _, err := m.send(ctx, "Generate a title for this conversation.", hist, nil); err != nil {
+			fmt.Fprintln(stderr, "test-agent: title call failed:", err)
+		}
+	}
 	limit := c.maxTurns
 	for {
 		r, err := m.send(ctx, "You are conform's test agent.", hist, tools)

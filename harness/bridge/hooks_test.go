@@ -1,0 +1,80 @@
+package bridge
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// hookRun is a session with subscribers at pre-tool-call and session-start
+// for an agent of the given hook format, its files written under dir.
+func hookRun(t *testing.T, format string) (*run, map[string]string) {
+	t.Helper()
+	dir := t.TempDir()
+	r := &run{k: &Kernel{Profile: &Profile{Name: format, Hooks: format}, Conform: "/opt/conform"}, dir: dir, auxURL: "http://127.0.0.1:1"}
+	r.p.Config.Hooks.Subscribers = []wire.Subscriber{{ID: "guard", Point: wire.PointPreToolCall, Mode: "veto"}, {ID: "hello", Point: wire.PointSessionStart, Mode: "observe"}}
+	vars := map[string]string{"{home}": filepath.Join(dir, "home"), "{hooks_config}": filepath.Join(dir, "hooks.json")}
+	return r, vars
+}
+
+// Gemini CLI's hooks go into the settings the profile wrote, beside what
+// was there: the relay runs at BeforeTool and SessionStart.
+func TestGeminiHooksJoinTheProfilesSettings(t *testing.T) {
+	r, vars := hookRun(t, "gemini-cli")
+	settings := filepath.Join(vars["{home}"], ".gemini", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"mcpServers": {"conform": {"httpUrl": "x", "trust": true}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.writeHooks(vars); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		MCPServers map[string]any `json:"mcpServers"`
+		Hooks      map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Type, Command string
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	b, _ := os.ReadFile(settings)
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.MCPServers["conform"] == nil {
+		t.Errorf("the profile's settings were lost: %s", b)
+	}
+	for _, ev := range []string{"BeforeTool", "SessionStart"} {
+		g := got.Hooks[ev]
+		if len(g) != 1 || len(g[0].Hooks) != 1 || !strings.Contains(g[0].Hooks[0].Command, "hook-relay") || !strings.Contains(g[0].Hooks[0].Command, "--agent gemini-cli --event "+ev) {
+			t.Errorf("hooks[%s] = %+v, want one relay command", ev, g)
+		}
+	}
+	if len(got.Hooks) != 2 {
+		t.Errorf("hooks for %d events, want 2 (the session's points): %s", len(got.Hooks), b)
+	}
+}
+
+// Codex reads ~/.codex/hooks.json, Claude Code's format under "hooks".
+func TestCodexHooksFile(t *testing.T) {
+	r, vars := hookRun(t, "codex")
+	if err := r.writeHooks(vars); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(vars["{home}"], ".codex", "hooks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"PreToolUse"`, `"SessionStart"`, "--agent codex --event PreToolUse"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("hooks.json lacks %s:\n%s", want, b)
+		}
+	}
+}
