@@ -75,8 +75,8 @@ type Agent struct {
 var Agents = []Agent{
 	{"claude-code", "[Claude Code](https://docs.claude.com/en/docs/claude-code)", false},
 	{"codex", "[Codex CLI](https://github.com/openai/codex)", true},
-	{"gemini-cli", "[Gemini CLI](https://github.com/google-gemini/gemini-cli)", true},
-	{"opencode", "[opencode](https://github.com/sst/opencode)", true},
+	// GEMINI
+//	{"gemini-cli", "[Gemini CLI](https://github.com/google-gemini/gemini-cli)", true},
 }
 
 // Package is a profile's pinned package.
