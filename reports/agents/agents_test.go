@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,9 +13,13 @@ import (
 
 	"github.com/agentconform/conform/harness/bridge"
 	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/spec"
 )
 
-var update = flag.Bool("update", false, "rewrite the rendered judgements and the README's agents table")
+var (
+	update  = flag.Bool("update", false, "rewrite the rendered judgements and the README's agents table")
+	relabel = flag.Bool("relabel", false, "rebuild a report whose glue labels differ from its profile's (Relabel) and write it in every format")
+)
 
 const root = "../.."
 
@@ -146,4 +151,58 @@ func TestRenderedFromJSON(t *testing.T) {
 		t.Fatalf("README.md has no agents table block (%s … %s)", begin, end)
 	}
 	rewrite(t, readme, text[:i]+Table(Agents, l.reports, l.js, l.ps)+text[k+len(end):])
+}
+
+// Every published report carries exactly its profile's glue labels, so a
+// glue failure is never counted against the agent. A report run before the
+// profile declared a label is rebuilt with -relabel (Relabel: the verdicts
+// are the run's, checked by reproducing them) or run again.
+func TestReportsCarryProfileGlue(t *testing.T) {
+	cat, err := spec.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := loadAll(t)
+	for _, a := range Agents {
+		r, p := l.reports[a.Slug], l.ps[a.Slug]
+		if GlueMatches(r, p, l.js[a.Slug].RunGlue) {
+			continue
+		}
+		if !*relabel {
+			t.Errorf("%s.json does not carry the glue labels of profiles/agents/%s.json: run the agent again (make agents) or go test ./reports/agents -relabel", a.Slug, a.Slug)
+			continue
+		}
+		out, err := Relabel(cat, r, p, l.js[a.Slug].RunGlue)
+		if err != nil {
+			t.Errorf("%s: %v", a.Slug, err)
+			continue
+		}
+		if err := WriteAll(".", a.Slug, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Relabel refuses a report its rebuild does not reproduce.
+func TestRelabelRefusesWhatItCannotReproduce(t *testing.T) {
+	cat, err := spec.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := LoadReport(".", Agents[0].Slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadProfile(root, Agents[0].Slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Relabel(cat, r, p, nil); err != nil {
+		t.Fatalf("a faithful report: %v", err)
+	}
+	i := slices.IndexFunc(r.Requirements, func(q report.RequirementResult) bool { return q.Status == report.Fail })
+	r.Requirements[i].Status = report.Pass
+	if _, err := Relabel(cat, r, p, nil); err == nil || !strings.Contains(err.Error(), r.Requirements[i].ID) {
+		t.Fatalf("a report whose %s was edited to pass: err %v, want a refusal naming it", r.Requirements[i].ID, err)
+	}
 }

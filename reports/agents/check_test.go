@@ -16,10 +16,7 @@ func sample() (*Judgements, *report.Report, *Profile) {
 		{ID: "TA-03", Status: report.Pass},
 	}}
 	p := &Profile{}
-	p.Glue = append(p.Glue, struct {
-		Requirement string `json:"requirement"`
-		Reason      string `json:"reason"`
-	}{"TA-02", "the bridge cannot"})
+	p.Glue = append(p.Glue, GlueNote{"TA-02", "the bridge cannot"})
 	j := &Judgements{Agent: "x", Failing: []Judgement{
 		{Requirement: "TA-01", Class: ClassTrue, Why: "the agent does not", Evidence: []Evidence{{Kind: EvSource, Ref: "src/loop.ts:12"}, {Kind: EvReport, Ref: "bounds.feature:3"}}},
 		{Requirement: "TA-02", Class: ClassGlue, Why: "the bridge cannot", Evidence: []Evidence{{Kind: EvBridge, Ref: "harness/bridge/kernel.go:60"}}},
@@ -45,7 +42,8 @@ func TestCheck(t *testing.T) {
 			j.Failing[1].Class = ClassTrue
 			j.Failing[1].Evidence = append(j.Failing[1].Evidence, Evidence{Kind: EvSource, Ref: "a.go:1"})
 		}, "labelled glue in the report"},
-		{"glue not declared by the profile", open, func(_ *Judgements, _ *report.Report, p *Profile) { p.Glue = nil }, "the profile does not declare it"},
+		{"glue not declared by the profile", open, func(_ *Judgements, _ *report.Report, p *Profile) { p.Glue = nil }, "neither the profile nor"},
+		{"glue of the run, fixed in the profile since", open, func(j *Judgements, _ *report.Report, p *Profile) { j.RunGlue, p.Glue = p.Glue, nil }, ""},
 		{"an open agent's finding without its source", open, func(j *Judgements, _ *report.Report, _ *Profile) { j.Failing[0].Evidence = j.Failing[0].Evidence[1:] }, "file and line of its pinned source"},
 		{"a closed agent's finding without the recorded behaviour", closed, func(j *Judgements, _ *report.Report, _ *Profile) { j.Failing[0].Evidence = j.Failing[0].Evidence[:1] }, "recorded behaviour"},
 		{"a source reference without a line", open, func(j *Judgements, _ *report.Report, _ *Profile) { j.Failing[0].Evidence[0].Ref = "src/loop.ts" }, "names no file:line"},

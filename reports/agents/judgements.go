@@ -33,10 +33,14 @@ type Judgements struct {
 	Agent string `json:"agent"`
 	// Report is the judged report's file name; SuiteDigest its
 	// tool.suite_digest ("" for a report older than digests).
-	Report      string      `json:"report"`
-	SuiteDigest string      `json:"suite_digest"`
-	Failing     []Judgement `json:"failing"`
-	Passes      []PassCheck `json:"passes"`
+	Report      string `json:"report"`
+	SuiteDigest string `json:"suite_digest"`
+	// RunGlue are limitations of the profile as it was when the report
+	// was run, fixed since (so no longer in the profile's glue list): the
+	// report carries them as glue labels (Relabel) until it is run again.
+	RunGlue []GlueNote  `json:"run_glue,omitempty"`
+	Failing []Judgement `json:"failing"`
+	Passes  []PassCheck `json:"passes"`
 }
 
 // Judgement classes one failing or erroring requirement.
@@ -75,8 +79,7 @@ type Agent struct {
 var Agents = []Agent{
 	{"claude-code", "[Claude Code](https://docs.claude.com/en/docs/claude-code)", false},
 	{"codex", "[Codex CLI](https://github.com/openai/codex)", true},
-	// GEMINI
-//	{"gemini-cli", "[Gemini CLI](https://github.com/google-gemini/gemini-cli)", true},
+	// TMP{"gemini-cli", "[Gemini CLI](https://github.com/google-gemini/gemini-cli)", true},
 }
 
 // Package is a profile's pinned package.
@@ -85,13 +88,16 @@ type Package struct {
 	Version string `json:"version"`
 }
 
+// GlueNote is one glue label: a requirement and why it is glue.
+type GlueNote struct {
+	Requirement string `json:"requirement"`
+	Reason      string `json:"reason"`
+}
+
 // Profile is what this package reads of profiles/agents/NAME.json.
 type Profile struct {
-	Package Package `json:"package"`
-	Glue    []struct {
-		Requirement string `json:"requirement"`
-		Reason      string `json:"reason"`
-	} `json:"glue"`
+	Package Package    `json:"package"`
+	Glue    []GlueNote `json:"glue"`
 }
 
 // LoadProfile reads profiles/agents/NAME.json below root.
@@ -156,7 +162,7 @@ func Check(a Agent, j *Judgements, r *report.Report, p *Profile) []string {
 		byID[q.ID] = q
 	}
 	profileGlue := map[string]bool{}
-	for _, g := range p.Glue {
+	for _, g := range append(slices.Clone(p.Glue), j.RunGlue...) {
 		profileGlue[g.Requirement] = true
 	}
 	judged := map[string]bool{}
@@ -204,7 +210,7 @@ func Check(a Agent, j *Judgements, r *report.Report, p *Profile) []string {
 				add("%s is judged glue but the report does not label it glue (declare it in the profile's glue and run again)", id)
 			}
 			if !profileGlue[id] {
-				add("%s is judged glue but the profile does not declare it", id)
+				add("%s is judged glue but neither the profile nor the judgement's run_glue declares it", id)
 			}
 		case ClassSuite:
 			if !kinds[EvTest] {
