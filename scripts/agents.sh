@@ -14,6 +14,10 @@ OUT=${AGENTS_OUT:-reports/agents}
 # before it had started its first turn on the shared 2-core machine).
 FLAGS=${AGENTS_FLAGS:--q -j 4 --timeout-multiplier 3}
 ONLY=${AGENTS_ONLY:-}
+# Profiles that cannot be driven through the suite yet, each for the reason
+# reports/agents/BLOCKED.md gives (cline: the bridge errors on its hub
+# daemon; pi: no MCP client). AGENTS_BLOCKED= runs them anyway.
+BLOCKED=${AGENTS_BLOCKED-cline pi}
 mkdir -p "$OUT"
 status=0
 # conform agent refuses to run an agent without a network namespace; say
@@ -26,6 +30,7 @@ fi
 for profile in profiles/agents/*.json; do
 	name=$(basename "$profile" .json)
 	case " $ONLY " in "  ") ;; *" $name "*) ;; *) continue ;; esac
+	case " $BLOCKED " in *" $name "*) echo "skip $name: blocked, see reports/agents/BLOCKED.md"; continue ;; esac
 	spec=$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["package"]; print(p["npm"]+"@"+p["version"], p["bin"])' "$profile" 2>/dev/null) || { echo "skip $name: no package in its profile"; continue; }
 	pkg=${spec% *}; bin=${spec#* }
 	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
