@@ -8,7 +8,16 @@ set -u
 CONFORM=${CONFORM:-bin/conform}
 DIR=${AGENTS_DIR:-.agents}
 OUT=${AGENTS_OUT:-reports/agents}
-FLAGS=${AGENTS_FLAGS:--q -j 4}
+# --timeout-multiplier 3: a real agent is a Node (or native) program that
+# takes seconds to start under load; the suite's time limits are sized for
+# a wire kernel (TA-22's "runs for at most 5 seconds" cancelled Claude Code
+# before it had started its first turn on the shared 2-core machine).
+FLAGS=${AGENTS_FLAGS:--q -j 4 --timeout-multiplier 3}
+ONLY=${AGENTS_ONLY:-}
+# Profiles that cannot be driven through the suite yet, each for the reason
+# reports/agents/BLOCKED.md gives (cline: the bridge errors on its hub
+# daemon; pi: no MCP client). AGENTS_BLOCKED= runs them anyway.
+BLOCKED=${AGENTS_BLOCKED-cline pi}
 mkdir -p "$OUT"
 status=0
 # conform agent refuses to run an agent without a network namespace; say
@@ -20,6 +29,8 @@ if [ $isolated = yes ] && { [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/nu
 fi
 for profile in profiles/agents/*.json; do
 	name=$(basename "$profile" .json)
+	case " $ONLY " in "  ") ;; *" $name "*) ;; *) continue ;; esac
+	case " $BLOCKED " in *" $name "*) echo "skip $name: blocked, see reports/agents/BLOCKED.md"; continue ;; esac
 	spec=$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["package"]; print(p["npm"]+"@"+p["version"], p["bin"])' "$profile" 2>/dev/null) || { echo "skip $name: no package in its profile"; continue; }
 	pkg=${spec% *}; bin=${spec#* }
 	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
@@ -33,13 +44,12 @@ for profile in profiles/agents/*.json; do
 	fi
 	echo "run $name"
 	start=$(date +%s)
-	# One folder per agent: the reports in every format, each naming the
-	# conform commit and suite digest it was made with (make build stamps
-	# the commit).
-	mkdir -p "$OUT/$name"
+	# The reports in every format, each naming the conform commit and suite
+	# digest it was made with (make build stamps the commit), beside the
+	# agent's judgements (reports/agents/NAME.judgements.json).
 	# shellcheck disable=SC2086
 	"$CONFORM" agent "$name" --bin-dir "$DIR/node_modules/.bin" $FLAGS \
-		--report-json "$OUT/$name/$name.json" --markdown "$OUT/$name/$name.md" --html "$OUT/$name/$name.html"
+		--report-json "$OUT/$name.json" --markdown "$OUT/$name.md" --html "$OUT/$name.html"
 	rc=$?
 	echo "$name: exit $rc, $(( $(date +%s) - start )) s"
 	[ $rc -le 1 ] || status=$rc
