@@ -137,3 +137,46 @@ func readsRace(fn *ast.FuncDecl) bool {
 	})
 	return hit
 }
+
+// Every go test that make test runs sets its own -timeout: go test's
+// default of 10 minutes is a hang guard, and on a busy machine the kill
+// matrix went past it with nothing hung and failed make test.
+func TestMakeTestGoTestsSetATimeout(t *testing.T) {
+	mk, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^test-steps:(.*)$`).FindSubmatch(mk)
+	if m == nil {
+		t.Fatal("the Makefile has no test-steps target")
+	}
+	steps := strings.Fields(string(m[1]))
+	recipes := map[string][]string{}
+	target := ""
+	for _, line := range strings.Split(string(mk), "\n") {
+		switch {
+		case strings.HasPrefix(line, "\t"):
+			if target != "" {
+				recipes[target] = append(recipes[target], line)
+			}
+		case strings.Contains(line, ":") && !strings.ContainsAny(line[:strings.Index(line, ":")], " =$#"):
+			target = line[:strings.Index(line, ":")]
+		default:
+			target = ""
+		}
+	}
+	n := 0
+	for _, step := range steps {
+		for _, line := range recipes[step] {
+			if strings.Contains(line, "$(GO) test") {
+				n++
+				if !strings.Contains(line, "-timeout $(TEST_TIMEOUT)") {
+					t.Errorf("make %s runs go test without -timeout $(TEST_TIMEOUT): %s", step, strings.TrimSpace(line))
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no go test found in make test's steps: the scan looks in the wrong place")
+	}
+}
