@@ -142,7 +142,7 @@ E2E_TESTS := TestFailFastRun TestShardMergeDiffCLI TestBaselineAndBundlesCLI Tes
 	TestAttributionOfGeneratedCases TestHTMLCommittedReports FuzzHostileText TestNaivePythonKernel \
 	TestHostileKernels TestMergeEqualsSingleRun TestSecretsNeverReachTheReport TestReference \
 	TestFuzzKillsBoundsAndDoomLoopMutants TestWallClockScenarioOnASlowMachine TestNoContextStepFailsOnlyItsOwn \
-	TestObserveOnlyHooksFailOnlyTheirOwn TestWallClockScenarioOnASlowStart
+	TestObserveOnlyHooksFailOnlyTheirOwn TestWallClockScenarioOnASlowStart TestWallClockScenarioOnASlowStep17
 empty :=
 space := $(empty) $(empty)
 .PHONY: e2e
