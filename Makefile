@@ -142,7 +142,10 @@ E2E_TESTS := TestFailFastRun TestShardMergeDiffCLI TestBaselineAndBundlesCLI Tes
 	TestAttributionOfGeneratedCases TestHTMLCommittedReports FuzzHostileText TestNaivePythonKernel \
 	TestHostileKernels TestMergeEqualsSingleRun TestSecretsNeverReachTheReport TestReference \
 	TestFuzzKillsBoundsAndDoomLoopMutants TestWallClockScenarioOnASlowMachine TestNoContextStepFailsOnlyItsOwn \
-	TestObserveOnlyHooksFailOnlyTheirOwn TestWallClockScenarioOnASlowStart TestWallClockScenarioOnASlowStep17
+	TestObserveOnlyHooksFailOnlyTheirOwn TestWallClockScenarioOnASlowStart TestWallClockScenarioOnASlowStep17 \
+	TestJoinNotBlamedForMissingPostApply TestChildTurnBoundNotBlamedForMissingFinalTurn \
+	TestCostNotBlamedForMissingPostModelResponse TestOrdinaryLastRequestFailsTA02 \
+	TestRunInteractiveCallIsNotDescribedAsDenied TestDenialsWithoutIsErrorPass TestMergedUserMessagesPass
 empty :=
 space := $(empty) $(empty)
 .PHONY: e2e
