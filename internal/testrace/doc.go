@@ -6,6 +6,7 @@
 // because the detector only slows what it adds nothing to — the concurrency
 // of the harness and the kernels is race-tested by their own packages and
 // by the concurrency scenarios of harness/conformtest — and make e2e runs
-// the same packages without -race, so no check leaves make test. Serves no
+// exactly those tests without -race (E2E_TESTS in E2E_PKGS), so no check
+// leaves make test and none runs twice. Serves no
 // requirement of the catalog; it is test plumbing.
 package testrace

@@ -5,6 +5,7 @@ package mutants
 
 import (
 	"context"
+	"github.com/agentconform/conform/internal/testrace"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 // but has no awaited hook after them; SA-04 failed on the missing
 // dispatch alone.
 func TestJoinNotBlamedForMissingPostApply(t *testing.T) {
+	testrace.SkipUnderRace(t) // a suite run end to end, no concurrency under test: make e2e
 	parts := loop.DefaultParts()
 	parts.Steps = loop.Without(loop.DefaultSteps(), loop.StepPostApply)
 	r, err := runner.Run(context.Background(), runner.Options{
@@ -43,6 +45,7 @@ func TestJoinNotBlamedForMissingPostApply(t *testing.T) {
 // (bounds.feature). Found on the OpenAI Agents SDK, whose maxTurns ends a
 // nested run with MaxTurnsExceededError.
 func TestChildTurnBoundNotBlamedForMissingFinalTurn(t *testing.T) {
+	testrace.SkipUnderRace(t) // a suite run end to end, no concurrency under test: make e2e
 	parts := loop.DefaultParts()
 	parts.Limit = noFinalTurn{}
 	r, err := runner.Run(context.Background(), runner.Options{
@@ -64,6 +67,7 @@ func TestChildTurnBoundNotBlamedForMissingFinalTurn(t *testing.T) {
 // passes partially. Found on the OpenAI Agents SDK, which has no hook after
 // a model response.
 func TestCostNotBlamedForMissingPostModelResponse(t *testing.T) {
+	testrace.SkipUnderRace(t) // a suite run end to end, no concurrency under test: make e2e
 	parts := loop.DefaultParts()
 	parts.Hooks = skipAt{Dispatcher: hooks.Standard{}, point: wire.PointPostModelResponse}
 	r, err := runner.Run(context.Background(), runner.Options{

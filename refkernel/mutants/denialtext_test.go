@@ -2,6 +2,7 @@ package mutants
 
 import (
 	"context"
+	"github.com/agentconform/conform/internal/testrace"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 // it", quoting the human's answer, and plan_apply.feature:230 called the
 // call "denied".
 func TestRunInteractiveCallIsNotDescribedAsDenied(t *testing.T) {
+	testrace.SkipUnderRace(t) // a suite run end to end, no concurrency under test: make e2e
 	parts := loop.DefaultParts()
 	parts.Policy = gatePolicy{pre: func(rules []wire.PolicyRule, c plangate.Call) plangate.Verdict {
 		v := plangate.Standard{}.Precheck(rules, c)

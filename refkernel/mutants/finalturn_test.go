@@ -2,6 +2,7 @@ package mutants
 
 import (
 	"context"
+	"github.com/agentconform/conform/internal/testrace"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 // the same run said it was not one, and TA-02 passed (found on Genkit,
 // whose WithMaxTurns(n) allows n+1 model turns).
 func TestOrdinaryLastRequestFailsTA02(t *testing.T) {
+	testrace.SkipUnderRace(t) // a suite run end to end, no concurrency under test: make e2e
 	parts := loop.DefaultParts()
 	parts.Limit = finalTurn{loop.FinalTurn{Unlabelled: true}}
 	r, err := runner.Run(context.Background(), runner.Options{

@@ -50,13 +50,19 @@ type Matrix struct {
 
 func run(t *testing.T, name string, parts loop.Parts, tags string, opts ...refkernel.Option) *report.Report {
 	t.Helper()
-	r, err := runner.Run(context.Background(), runner.Options{
-		Launcher: launcher(name, parts, opts...), Tags: tags, Concurrency: 2, ScenarioTimeout: 10 * time.Second,
-	})
+	r, err := runReport(name, parts, tags, opts...)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	return r
+}
+
+// runReport runs the scenarios tagged tags (all when empty) against a kernel
+// built from parts.
+func runReport(name string, parts loop.Parts, tags string, opts ...refkernel.Option) (*report.Report, error) {
+	return runner.Run(context.Background(), runner.Options{
+		Launcher: launcher(name, parts, opts...), Tags: tags, Concurrency: 2, ScenarioTimeout: 10 * time.Second,
+	})
 }
 
 func TestKillMatrix(t *testing.T) {
@@ -70,9 +76,44 @@ func TestKillMatrix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	mutants := all()
+	vs := allVariants()
+	// Every run — the reference, each mutant, each legal variant — goes
+	// through one pool, longest first: the runs spend most of their time in
+	// grace windows, retry waits and timeouts, not on the CPU, so several run
+	// at once, and a minute-long @slow mutant started last (or the variants
+	// started only after the last mutant) would leave the pool idle but for
+	// it at the end (issue 25). What each run is judged on is unchanged.
+	var (
+		base  *report.Report
+		bErr  error
+		rows  = make([]Row, len(mutants))
+		errs  = make([]error, len(mutants))
+		vRows = make([]VariantRow, len(vs))
+		vErrs = make([]error, len(vs))
+		jobs  []func()
+	)
+	for i, mu := range mutants {
+		if mu.Slow {
+			jobs = append(jobs, func() { rows[i], errs[i] = judge(mu) })
+		}
+	}
+	jobs = append(jobs, func() { base, bErr = runReport("reference", loop.DefaultParts(), "") })
+	for i, mu := range mutants {
+		if !mu.Slow {
+			jobs = append(jobs, func() { rows[i], errs[i] = judge(mu) })
+		}
+	}
+	for i, v := range vs {
+		jobs = append(jobs, func() { vRows[i], vErrs[i] = judgeVariant(v) })
+	}
+	pool(8, jobs) // runs mostly wait on fakes and timers: more than the cores
+
 	// The reference kernel must pass every requirement the suite covers,
 	// or a "kill" would prove nothing.
-	base := run(t, "reference", loop.DefaultParts(), "")
+	if bErr != nil {
+		t.Fatalf("reference: %v", bErr)
+	}
 	var covered []string
 	for _, q := range base.Requirements {
 		if q.Status == report.NotTested || q.Status == report.Unverifiable {
@@ -86,7 +127,6 @@ func TestKillMatrix(t *testing.T) {
 
 	var m Matrix
 	targeted := map[string]bool{}
-	mutants := all()
 	for _, mu := range mutants {
 		for _, id := range mu.Targets {
 			if _, ok := cat.Get(id); !ok {
@@ -95,22 +135,6 @@ func TestKillMatrix(t *testing.T) {
 			targeted[id] = true
 		}
 	}
-	// Mutant runs spend most of their time in grace windows and timeouts,
-	// not on the CPU, so several run at once.
-	rows := make([]Row, len(mutants))
-	errs := make([]error, len(mutants))
-	sem := make(chan struct{}, 8) // runs mostly wait on fakes and timers: more than the cores
-	var wg sync.WaitGroup
-	for i, mu := range mutants {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			rows[i], errs[i] = judge(mu)
-		}()
-	}
-	wg.Wait()
 	for i, row := range rows {
 		if errs[i] != nil {
 			t.Errorf("mutant %s: %v", mutants[i].Name, errs[i])
@@ -134,7 +158,7 @@ func TestKillMatrix(t *testing.T) {
 	if m.Survivors == nil {
 		m.Survivors = []string{}
 	}
-	m.Variants = judgeVariants(t)
+	m.Variants = checkVariants(t, vs, vRows, vErrs)
 	if *writeDir != "" {
 		if err := write(*writeDir, m); err != nil {
 			t.Fatal(err)
@@ -214,24 +238,26 @@ func write(dir string, m Matrix) error {
 	return os.WriteFile(filepath.Join(dir, "kill-matrix.md"), []byte(sb.String()), 0o644)
 }
 
-// judgeVariants runs every legal variant; a blamed variant fails the test.
-func judgeVariants(t *testing.T) []VariantRow {
-	t.Helper()
-	vs := allVariants()
-	rows := make([]VariantRow, len(vs))
-	errs := make([]error, len(vs))
-	sem := make(chan struct{}, 8)
+// pool runs jobs n at a time, in order of start, and waits for them all.
+func pool(n int, jobs []func()) {
+	sem := make(chan struct{}, n)
 	var wg sync.WaitGroup
-	for i, v := range vs {
+	for _, job := range jobs {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			rows[i], errs[i] = judgeVariant(v)
+			job()
 		}()
 	}
 	wg.Wait()
+}
+
+// checkVariants fails the test for every legal variant that was blamed (or
+// could not be run) and returns the variants' rows.
+func checkVariants(t *testing.T, vs []Variant, rows []VariantRow, errs []error) []VariantRow {
+	t.Helper()
 	out := []VariantRow{}
 	for i, row := range rows {
 		if errs[i] != nil {

@@ -1,6 +1,7 @@
 package mutants
 
 import (
+	"github.com/agentconform/conform/internal/testrace"
 	"testing"
 
 	"github.com/agentconform/conform/refkernel/loop"
@@ -42,6 +43,7 @@ func mergeUsers(ms []wire.Message) []wire.Message {
 
 // The variant alone (the kill matrix runs it with every other variant).
 func TestMergedUserMessagesPass(t *testing.T) {
+	testrace.SkipUnderRace(t) // a suite run end to end, no concurrency under test: make e2e
 	judgeOne(t, "hooks/merges-consecutive-user-messages")
 }
 
