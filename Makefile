@@ -136,7 +136,8 @@ mutants:
 # matrix runs in make mutants. internal/testrace checks that E2E_PKGS and
 # E2E_TESTS name every test that skips under -race.
 E2E_PKGS := ./cmd/conform ./harness/bundle ./harness/conformtest ./harness/fuzz ./harness/report \
-	./harness/runner ./harness/shard ./pluginconform ./refkernel/mutants
+	./harness/runner ./harness/shard ./pluginconform ./refkernel/mutants \
+	./pluginconform/model ./pluginconform/contextprov ./pluginconform/memoryprov
 E2E_TESTS := TestFailFastRun TestShardMergeDiffCLI TestBaselineAndBundlesCLI TestPluginCommandOnReference \
 	TestNaiveBundlesReplay TestReferenceKernel TestPropertiesReference TestPropertiesReferenceRealTime \
 	TestAttributionOfGeneratedCases TestHTMLCommittedReports FuzzHostileText TestNaivePythonKernel \
@@ -145,7 +146,9 @@ E2E_TESTS := TestFailFastRun TestShardMergeDiffCLI TestBaselineAndBundlesCLI Tes
 	TestObserveOnlyHooksFailOnlyTheirOwn TestWallClockScenarioOnASlowStart TestWallClockScenarioOnASlowStep17 \
 	TestJoinNotBlamedForMissingPostApply TestChildTurnBoundNotBlamedForMissingFinalTurn \
 	TestCostNotBlamedForMissingPostModelResponse TestOrdinaryLastRequestFailsTA02 \
-	TestRunInteractiveCallIsNotDescribedAsDenied TestDenialsWithoutIsErrorPass TestMergedUserMessagesPass
+	TestRunInteractiveCallIsNotDescribedAsDenied TestDenialsWithoutIsErrorPass TestMergedUserMessagesPass \
+	TestFuzzFindsTheSameViaFeatures TestPluginCommandCategoryFlag TestPluginCommandDetectsModelProvider \
+	TestBadInput TestOtherCategory TestLaunchFailures TestLogFloodIsNamed TestMisbehaviourIsNamed TestDetect
 empty :=
 space := $(empty) $(empty)
 .PHONY: e2e

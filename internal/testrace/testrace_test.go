@@ -20,6 +20,8 @@ var otherTargets = map[string]string{
 	"refkernel/mutants.TestKillMatrix":                            "make mutants",
 	"refplugin/mutants.TestKillMatrix":                            "make plugin-mutants",
 	"refplugin/mutants.TestReferenceIsClean":                      "make plugin-mutants",
+	"refplugin/model/mutants.TestKillMatrix":                      "make plugin-mutants",
+	"refplugin/model/mutants.TestReferenceAndVariantsAreClean":    "make plugin-mutants",
 	"harness/conformtest.TestReferenceKernelConcurrencyUnderRace": "make unit (it skips without -race)",
 }
 
