@@ -31,6 +31,16 @@ func (s *Scenario) hookErrorReported(id, point, mode, category string) error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
+	// A subscriber the kernel never dispatched never failed: the premise of
+	// this check did not occur (the point's own requirement charges a point
+	// that is never dispatched), so it is not reached rather than failed.
+	dispatched := false
+	for _, e := range s.hookRequests() {
+		if p := hookParams(e); p.Subscriber == id && p.Point == point {
+			dispatched = true
+			break
+		}
+	}
 	var seen []string
 	for _, ev := range s.hookEvents(wire.EventHookError) {
 		p := ev.Payload
@@ -38,6 +48,9 @@ func (s *Scenario) hookErrorReported(id, point, mode, category string) error {
 			return nil
 		}
 		seen = append(seen, fmt.Sprintf("producer %q point %s mode %s category %s subscriber %s", ev.Producer, plain.JSON(p["point"]), plain.JSON(p["mode"]), plain.JSON(p["category"]), plain.JSON(p["subscriber"])))
+	}
+	if !dispatched {
+		return notReached("%q was never dispatched at %s, so it never failed there", id, point)
 	}
 	if len(seen) == 0 {
 		return fmt.Errorf("expected a hook_error event from %q (point %s, mode %s, category %s); the kernel reported no hook_error at all", id, point, mode, category)
@@ -135,6 +148,22 @@ func (s *Scenario) recordAttributable(id string) error {
 // status the kernel declares (reading hooks.transform_abort_status),
 // failed when it declares none.
 func (s *Scenario) transformAbortStatus() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	// No transform dispatched, none failed: the status of an aborted
+	// transform is not this session's to show (the point's own
+	// requirement charges a point never dispatched).
+	transformed := false
+	for _, e := range s.hookRequests() {
+		if hookParams(e).Mode == wire.ModeTransform {
+			transformed = true
+			break
+		}
+	}
+	if !transformed {
+		return notReached("no transform subscriber was dispatched, so no transform failed to abort the session")
+	}
 	want := s.env.Info.Readings["hooks.transform_abort_status"]
 	if want == "" {
 		want = wire.StatusFailed

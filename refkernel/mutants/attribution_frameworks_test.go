@@ -6,6 +6,7 @@ package mutants
 import (
 	"context"
 	"github.com/agentconform/conform/internal/testrace"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,6 +83,34 @@ func TestCostNotBlamedForMissingPostModelResponse(t *testing.T) {
 	}
 	if q := got["TA-06"]; q.Status != report.Pass || !q.Partial {
 		t.Errorf("TA-06 is %s (partial %v) for a kernel that prices every reply right but never dispatches post-model-response: %s", q.Status, q.Partial, q.Reason)
+	}
+	if q := got["ER-08"]; q.Status != report.Fail {
+		t.Errorf("ER-08 is %s; the missing post-model-response dispatch must still be charged where the point is judged", q.Status)
+	}
+}
+
+// A chain at a point the kernel never dispatches never had a failing
+// member: HD-03's middle-of-chain scenarios are not reached there (OpenAI
+// Agents and Genkit were blamed for HD-03 this way), and the missing point
+// is still charged where dispatch of the point is judged (ER-08).
+func TestChainNotBlamedAtAPointNeverDispatched(t *testing.T) {
+	testrace.SkipUnderRace(t) // a suite run end to end, no concurrency under test: make e2e
+	parts := loop.DefaultParts()
+	parts.Hooks = skipAt{Dispatcher: hooks.Standard{}, point: wire.PointPostModelResponse}
+	r, err := runner.Run(context.Background(), runner.Options{
+		Launcher: launcher("no-post-model-response", parts), Tags: "@HD-03,@ER-08", Concurrency: 2, ScenarioTimeout: 10 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range r.Scenarios {
+		if sc.File == "hook_failures.feature" && strings.Contains(sc.Name, "middle of a chain at post-model-response") && sc.Status == report.Fail {
+			t.Errorf("%s:%d failed for a kernel that never dispatches post-model-response: %s", sc.File, sc.Line, sc.Failure)
+		}
+	}
+	got := map[string]report.RequirementResult{}
+	for _, q := range r.Requirements {
+		got[q.ID] = q
 	}
 	if q := got["ER-08"]; q.Status != report.Fail {
 		t.Errorf("ER-08 is %s; the missing post-model-response dispatch must still be charged where the point is judged", q.Status)
