@@ -2,7 +2,10 @@ package mutants
 
 import (
 	"context"
+	"fmt"
 	"github.com/agentconform/conform/internal/testrace"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +21,7 @@ import (
 // quoted as a denial reason: interactive calls go to the frontend, not to
 // tool/invoke, so "not run" is not the absence of a tool/invoke. Before,
 // plan_unanswered.feature:22 said the denial "names none of what decided
-// it", quoting the human's answer, and plan_apply.feature:230 called the
+// it", quoting the human's answer, and PA-09's interactive example called the
 // call "denied".
 func TestRunInteractiveCallIsNotDescribedAsDenied(t *testing.T) {
 	testrace.SkipUnderRace(t) // a suite run end to end, no concurrency under test: make e2e
@@ -36,10 +39,13 @@ func TestRunInteractiveCallIsNotDescribedAsDenied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The interactive example row of PA-09's downgrade outline, found by its
+	// text: its line moves whenever a scenario is added above it.
+	row := featureLine(t, "plan_apply.feature", "| an interactive | ask   | tell")
 	seen := map[string]bool{}
 	for _, q := range r.Requirements {
 		for _, f := range q.Failures {
-			for _, where := range []string{"plan_unanswered.feature:22", "plan_apply.feature:230"} {
+			for _, where := range []string{"plan_unanswered.feature:22", row} {
 				if f.Scenario != where {
 					continue
 				}
@@ -50,7 +56,7 @@ func TestRunInteractiveCallIsNotDescribedAsDenied(t *testing.T) {
 			}
 		}
 	}
-	for _, where := range []string{"plan_unanswered.feature:22", "plan_apply.feature:230"} {
+	for _, where := range []string{"plan_unanswered.feature:22", row} {
 		if !seen[where] {
 			t.Errorf("%s did not fail for a kernel that runs the interactive call it should deny", where)
 		}
@@ -63,4 +69,20 @@ func TestRunInteractiveCallIsNotDescribedAsDenied(t *testing.T) {
 		}
 	}
 	t.Error("no failure of plan_unanswered.feature:22 says the call ran through the frontend")
+}
+
+// featureLine is "file:N" for the first line of features/file holding text.
+func featureLine(t *testing.T, file, text string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "features", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(string(raw), "\n") {
+		if strings.Contains(line, text) {
+			return fmt.Sprintf("%s:%d", file, i+1)
+		}
+	}
+	t.Fatalf("%s holds no line with %q", file, text)
+	return ""
 }
