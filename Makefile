@@ -191,12 +191,12 @@ mutation-compare:
 
 # make test runs its steps TEST_JOBS at a time (they are independent; the
 # long ones wait on kernels and timers as much as on the cores), each
-# step's output kept together. Three, not two: the kill matrices and the
-# suite spend most of their time waiting (the kill matrix used 38 s of CPU
-# in 705 s), so a third step fills the cores they leave idle. Steps are
-# listed longest first, so that none of the long ones starts last
-# (issue 25).
-TEST_JOBS ?= 3
+# step's output kept together. Two, not three: with three, race-tested
+# unit tests starved on 2 cores (a bridge flood test hit its time limit, a
+# conformtest child did not wind down within its 5 s margin), which failed
+# make test from a fresh clone. Steps are listed longest first, so that
+# none of the long ones starts last (issue 25).
+TEST_JOBS ?= 2
 .PHONY: test-steps
 test:
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-steps
