@@ -97,8 +97,13 @@ func (p *Provider) Configure(_ context.Context, req *contextv1.ConfigureRequest)
 	path, _ := cfg["path"].(string)
 	key, _ := cfg["api_key"].(string)
 	if p.f.FloodStderr {
-		for i := range 40000 {
-			fmt.Fprintf(os.Stderr, "refcontext: flood line %d of 40000\n", i)
+		// Bytes, not lines, make a flood (provkit.FloodStderrBytes): 640
+		// lines of 2 KiB pass the limit without 40,000 writes, which on a
+		// busy machine outlasted the Configure call timeout and turned the
+		// flood into a hang.
+		pad := strings.Repeat("x", 2048)
+		for i := range 640 {
+			fmt.Fprintf(os.Stderr, "refcontext: flood line %d of 640 %s\n", i, pad)
 		}
 	}
 	if p.f.SecretInStderr {
