@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 }
 
 func options(name string) Options {
-	return Options{Argv: []string{os.Args[0], "serve", name}, Env: launch.BaseEnv(nil), Cases: 15, Seed: 7, StartTimeout: 5 * time.Second}
+	return Options{Argv: []string{os.Args[0], "serve", name}, Env: launch.BaseEnv(nil), Cases: 15, Seed: 7, StartTimeout: 30 * time.Second}
 }
 
 // TestReference: the reference passes every row but the compactor's; the

@@ -54,7 +54,7 @@ func options(t *testing.T, name string) category.Options {
 	t.Helper()
 	return category.Options{
 		Argv: []string{os.Args[0], "serve", name}, Env: launch.BaseEnv(nil),
-		Cases: 15, Seed: 7, StartTimeout: 5 * time.Second, CallTimeout: 5 * time.Second,
+		Cases: 15, Seed: 7, StartTimeout: 30 * time.Second, CallTimeout: 5 * time.Second,
 	}
 }
 
