@@ -35,6 +35,11 @@ var callSeq atomic.Int64
 // toolCall builds the call conform sends: a fresh id and a call context
 // whose working directory is the run's scratch folder.
 func (r *run) toolCall(op string, args map[string]any) (*toolv1.ToolCall, error) {
+	return r.toolCallIn(op, args, r.wd)
+}
+
+// toolCallIn is toolCall with the working directory given.
+func (r *run) toolCallIn(op string, args map[string]any, wd string) (*toolv1.ToolCall, error) {
 	st, err := structpb.NewStruct(args)
 	if err != nil {
 		return nil, fmt.Errorf("conform built arguments a Struct cannot hold: %w", err)
@@ -42,7 +47,7 @@ func (r *run) toolCall(op string, args map[string]any) (*toolv1.ToolCall, error)
 	n := callSeq.Add(1)
 	return &toolv1.ToolCall{
 		Id: "conform-call-" + strconv.FormatInt(n, 10), ToolName: op, Arguments: st,
-		CallContext: &commonv1.CallContext{SessionId: "conform-session", TurnId: "conform-turn-" + strconv.FormatInt(n, 10), WorkingDirectory: r.wd},
+		CallContext: &commonv1.CallContext{SessionId: "conform-session", TurnId: "conform-turn-" + strconv.FormatInt(n, 10), WorkingDirectory: wd},
 	}, nil
 }
 

@@ -35,12 +35,22 @@ func (r *run) checkPreview(ctx context.Context, op *toolv1.ToolSchema) {
 	unimplemented := 0
 	for try := 1; try <= previewTries; try++ {
 		args := gen.Example(int(r.stats.Seed%1e6) + 100 + try)
-		call, err := r.toolCall(op.GetName(), args)
+		// Each Preview gets an empty working directory of its own, and only
+		// that folder is fingerprinted: the shared one may still be changed
+		// by an earlier call the plugin let run on after its cancel (on a
+		// busy machine, during a later Preview), which is PL-22's to judge.
+		wd, err := os.MkdirTemp(r.wd, ".conform-preview-")
+		if err != nil {
+			s.Errorf("making the Preview's working directory: %v", err)
+			break
+		}
+		defer os.RemoveAll(wd)
+		call, err := r.toolCallIn(op.GetName(), args, wd)
 		if err != nil {
 			s.Errorf("%v", err)
 			break
 		}
-		before, err := snapshot(r.wd)
+		before, err := snapshot(wd)
 		if err != nil {
 			s.Errorf("reading the working directory: %v", err)
 			break
@@ -60,10 +70,15 @@ func (r *run) checkPreview(ctx context.Context, op *toolv1.ToolSchema) {
 				s.Errorf("Preview of %s: %s", op.GetName(), d)
 				break
 			}
+			if status.Code(err) == codes.DeadlineExceeded {
+				// No answer is a hang, not an answer that breaks PL-25.
+				s.Errorf("Preview of %s with %s: %s", op.GetName(), clip(jsonText(args), 300), r.rpcProblem("Preview", err))
+				break
+			}
 			s.Fail(step, fmt.Sprintf("Preview of %s with %s: %s", op.GetName(), clip(jsonText(args), 300), r.rpcProblem("Preview", err)), "PL-25")
 			continue
 		}
-		after, err := snapshot(r.wd)
+		after, err := snapshot(wd)
 		if err != nil {
 			s.Errorf("reading the working directory: %v", err)
 			break

@@ -57,7 +57,7 @@ type Readings struct {
 	// Slow yields between stream events (a backend that streams at its own
 	// pace).
 	Slow bool
-	// LogFlood writes 2000 lines to stderr and 100 log entries per
+	// LogFlood writes 200 lines to stderr and 20 log entries per
 	// completion: noisy, but no rule forbids it.
 	LogFlood bool
 }

@@ -195,15 +195,21 @@ func (p *Provider) emit(ctx context.Context, session, modelID string, in, out in
 	_, _ = k.Emit(ctx, &kernelv1.EmitRequest{SessionId: session, Kind: kernelv1.EventKind_EVENT_KIND_MESSAGE, SchemaVersion: PayloadSchema, Payload: b})
 }
 
-// flood writes 2000 lines to stderr and the Log callback (the LogFlood
-// fault).
+// flood writes 200 lines to stderr and 20 entries to the Log callback on
+// every stream (the LogFlood fault): over a run that is thousands of each,
+// past the warning's threshold, at one callback per stream — 2000 lines and
+// 100 callbacks per stream made streams outlast a 3 s call timeout on a
+// busy machine.
 func (p *Provider) flood(ctx context.Context) {
-	k := p.callback()
-	for i := 0; i < 2000; i++ {
+	var entries []*logv1.LogEntry
+	for i := 0; i < 200; i++ {
 		fmt.Fprintf(os.Stderr, "refmodel: debug line %d of a flood\n", i)
-		if k != nil && i%20 == 0 {
-			_, _ = k.Log(ctx, &kernelv1.LogRequest{Entries: []*logv1.LogEntry{{Level: logv1.LogLevel_LOG_LEVEL_DEBUG, Logger: "refmodel", Message: fmt.Sprintf("flood %d", i)}}})
+		if i%10 == 0 {
+			entries = append(entries, &logv1.LogEntry{Level: logv1.LogLevel_LOG_LEVEL_DEBUG, Logger: "refmodel", Message: fmt.Sprintf("flood %d", i)})
 		}
+	}
+	if k := p.callback(); k != nil {
+		_, _ = k.Log(ctx, &kernelv1.LogRequest{Entries: entries})
 	}
 }
 
