@@ -271,6 +271,7 @@ REFMODEL := bin/refmodel
 .PHONY: plugin plugin-ctxmem plugin-mutants proto
 plugin: build
 	$(GO) build -o $(REFPLUGIN) ./refplugin/cmd/refplugin
+	@mkdir -p $(REPORTS)/tmp
 	@rm -rf $(REPORTS)/tmp/plugin-scratch
 	$(BIN) plugin --plugin $(REFPLUGIN) --allow-effects $(REPORTS)/tmp/plugin-scratch \
 		--process-backed exec --require all -q --report-json $(REPORTS)/tmp/refplugin.json
@@ -284,6 +285,7 @@ plugin: build
 plugin-ctxmem: build
 	$(GO) build -o bin/refcontext ./refplugin/cmd/refcontext
 	$(GO) build -o bin/refmemory ./refplugin/cmd/refmemory
+	@mkdir -p $(REPORTS)/tmp
 	$(BIN) plugin --category context --plugin bin/refcontext --require should -q --report-json $(REPORTS)/tmp/refcontext.json
 	$(BIN) plugin --category context --plugin "bin/refcontext -compactor" --require all -q --report-json $(REPORTS)/tmp/refcontext-compactor.json
 	$(BIN) plugin --category memory --plugin bin/refmemory --require all -q --report-json $(REPORTS)/tmp/refmemory.json
