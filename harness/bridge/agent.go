@@ -65,12 +65,10 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 	// sweep below names the helper.
 	cmd.WaitDelay = 2 * time.Second
 	enableSubreaper()
-	if err := cmd.Start(); err != nil {
+	if err := startAgent(cmd); err != nil {
 		return wire.RunSessionResult{}, kernelkit.Errorf(wire.CodeInternal, "bridge: could not start the agent %q: %v", args[0], err)
 	}
-	r.mu.Lock()
-	r.agentPid = cmd.Process.Pid
-	r.mu.Unlock()
+	defer endAgent(cmd.Process.Pid)
 	timeout := r.k.sessionTimeout()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -89,12 +87,12 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 		_ = cmd.Process.Kill()
 		// The agent's stdout may be held by a helper: sweep first, so
 		// that the reader and Wait can finish.
-		_, _ = sweep(r.marker(), cmd.Process.Pid, r.k.otherAgents(r), 5*time.Second)
+		_, _ = sweep(r.marker(), cmd.Process.Pid, 5*time.Second)
 		err = <-done
 	}
 	// Sweep before killing the group, so that a helper still running is
 	// seen and named; then the group, for one that cleared its marker.
-	left, sweepErr := sweep(r.marker(), cmd.Process.Pid, r.k.otherAgents(r), 5*time.Second)
+	left, sweepErr := sweep(r.marker(), cmd.Process.Pid, 5*time.Second)
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	r.flushObservations()
 	r.mu.Lock()

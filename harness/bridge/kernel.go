@@ -118,25 +118,6 @@ func (k *Kernel) WatchLookups(dir, ip string) (stop func(), err error) {
 	return d.Close, nil
 }
 
-// otherAgents are the agent processes of the sessions running beside r:
-// children of the kernel that r's sweep must leave alone.
-func (k *Kernel) otherAgents(r *run) map[int]bool {
-	k.runsMu.Lock()
-	defer k.runsMu.Unlock()
-	out := map[int]bool{}
-	for o := range k.runs {
-		if o == r {
-			continue
-		}
-		o.mu.Lock()
-		if o.agentPid != 0 {
-			out[o.agentPid] = true
-		}
-		o.mu.Unlock()
-	}
-	return out
-}
-
 // lookedUp reports one query to the sessions running now (a kernel serves
 // one session at a time, so that is the one whose agent asked).
 func (k *Kernel) lookedUp(name, qtype string) {

@@ -110,13 +110,15 @@ func members(marker string, seed, keep map[int]bool) []procInfo {
 // caller waits for) and reaps the ones this process adopted; it returns
 // what it found alive.
 //
-// keep are the agents of the kernel's other sessions, which are its
-// children too and not this run's.
-func sweep(marker string, agent int, keep map[int]bool, limit time.Duration) (left []string, err error) {
+// The agents of every other session in this process (agents.go) are its
+// children too and not this run's: they are left alone.
+func sweep(marker string, agent int, limit time.Duration) (left []string, err error) {
 	seen := map[int]bool{}
 	deadline := time.Now().Add(limit)
 	for {
-		ms := members(marker, map[int]bool{agent: true}, keep)
+		agents.starting.Lock()
+		ms := members(marker, map[int]bool{agent: true}, otherAgents(agent))
+		agents.starting.Unlock()
 		alive := 0
 		for _, m := range ms {
 			if m.pid == agent {

@@ -10,4 +10,4 @@ func enableSubreaper() {}
 
 // sweep finds nothing outside Linux: only the agent's process group is
 // killed there.
-func sweep(string, int, map[int]bool, time.Duration) ([]string, error) { return nil, nil }
+func sweep(string, int, time.Duration) ([]string, error) { return nil, nil }

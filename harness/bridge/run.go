@@ -45,7 +45,6 @@ type run struct {
 	observed  []observation
 	ownTools  map[string]bool
 	ownOrder  []string           // the agent's own tools, as first offered
-	agentPid  int                // the agent's process, once started
 	sess      *kernelkit.Session // for the hooks' fan-out (hooks.go)
 }
 

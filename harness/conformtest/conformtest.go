@@ -39,8 +39,10 @@ type Options struct {
 
 // deadlineMargin is how long before the test's deadline (go test -timeout)
 // the run is stopped, so that its kernels are shut down and what was
-// checked is reported before the test binary is killed.
-const deadlineMargin = 5 * time.Second
+// checked is reported before the test binary is killed. Ten seconds, not
+// five: a race-built test binary at load 30 on 2 cores took longer than
+// five to stop its kernels and report.
+const deadlineMargin = 10 * time.Second
 
 // TestKernel runs the suite against the kernel l starts, under the test's
 // context (t.Context(), stopped deadlineMargin before go test's -timeout),

@@ -92,7 +92,7 @@ func TestTestTimeoutStopsTheKernels(t *testing.T) {
 	if _, err := exec.LookPath("sleep"); err != nil {
 		t.Skip("no sleep")
 	}
-	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run", "TestDeadlineChild$", "-test.v", "-test.count=1", "-test.timeout=8s")
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run", "TestDeadlineChild$", "-test.v", "-test.count=1", "-test.timeout=20s")
 	cmd.Env = append(os.Environ(), "CONFORMTEST_CHILD=1")
 	out, _ := cmd.CombinedOutput()
 	s := string(out)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/agentconform/conform/pluginconform/launch"
 	"github.com/agentconform/conform/pluginconform/memoryprov"
@@ -37,6 +38,10 @@ func TestMain(m *testing.M) {
 func check(name string) int {
 	rep, _, err := memoryprov.Run(context.Background(), memoryprov.Options{
 		Argv: []string{os.Args[0], "serve", name}, Env: launch.BaseEnv(nil), Cases: 15, Seed: 15,
+		// No mutant here hangs: the timeouts only guard against a real
+		// hang, and at load 30 on 2 cores a Recall took over the 10 s
+		// default and was charged to five rows as collateral.
+		StartTimeout: time.Minute, CallTimeout: time.Minute,
 	})
 	if rep == nil {
 		fmt.Fprintln(os.Stderr, err)
