@@ -55,7 +55,7 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = vars["{workdir}"]
 	cmd.Env = r.env(vars)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = agentProcAttr()
 	out := &lineWriter{flood: make(chan struct{})}
 	cmd.Stdout = out
 	var tail tailBuffer

@@ -23,6 +23,12 @@ import (
 
 const runMarker = "CONFORM_AGENT_RUN"
 
+// agentProcAttr puts the agent in a process group of its own (ended as a
+// group) that dies with the kernel.
+func agentProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
 var subreaperOnce sync.Once
 
 func enableSubreaper() {

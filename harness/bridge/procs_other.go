@@ -2,11 +2,18 @@
 
 package bridge
 
-import "time"
+import (
+	"syscall"
+	"time"
+)
 
 const runMarker = "CONFORM_AGENT_RUN"
 
 func enableSubreaper() {}
+
+// agentProcAttr puts the agent in a process group of its own; outside
+// Linux nothing ends it when the kernel dies.
+func agentProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
 // sweep finds nothing outside Linux: only the agent's process group is
 // killed there.
