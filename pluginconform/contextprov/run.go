@@ -85,16 +85,10 @@ func (r *run) client() contextv1.ContextServiceClient {
 }
 
 func (r *run) describe() *commonv1.ProducerRef {
-	if r.host.Plugin == nil || r.host.Plugin.Exited() {
-		return nil
-	}
-	ctx, cancel := r.host.Call(context.Background())
-	defer cancel()
-	resp, err := r.client().Describe(ctx, &contextv1.DescribeRequest{})
-	if err != nil {
-		return nil
-	}
-	return resp.GetProducer()
+	return r.host.Producer(func(ctx context.Context) (*commonv1.ProducerRef, error) {
+		resp, err := r.client().Describe(ctx, &contextv1.DescribeRequest{})
+		return resp.GetProducer(), err
+	})
 }
 
 // allInError records one erroring scenario naming every requirement.
@@ -103,16 +97,7 @@ func (r *run) allInError(reason string) { r.ss.AllInError("context/launch", reas
 // relaunch starts a fresh, configured plugin after one died; "" when it
 // worked.
 func (r *run) relaunch(ctx context.Context) string {
-	if r.host.Plugin != nil && !r.host.Plugin.Exited() {
-		return ""
-	}
-	if _, err := r.host.Start(ctx); err != nil {
-		return "the plugin could not be launched again: " + err.Error()
-	}
-	if err := r.configure(ctx, r.config); err != nil {
-		return "the plugin relaunched rejected its configuration: " + r.host.Problem("Configure", err)
-	}
-	return ""
+	return r.host.Relaunch(ctx, func(ctx context.Context) error { return r.configure(ctx, r.config) })
 }
 
 // seen records an error the plugin answered (not a transport failure) for

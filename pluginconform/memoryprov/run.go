@@ -91,16 +91,10 @@ func (r *run) client() memoryv1.MemoryServiceClient {
 }
 
 func (r *run) describe() *commonv1.ProducerRef {
-	if r.host.Plugin == nil || r.host.Plugin.Exited() {
-		return nil
-	}
-	ctx, cancel := r.host.Call(context.Background())
-	defer cancel()
-	resp, err := r.client().Describe(ctx, &memoryv1.DescribeRequest{})
-	if err != nil {
-		return nil
-	}
-	return resp.GetProducer()
+	return r.host.Producer(func(ctx context.Context) (*commonv1.ProducerRef, error) {
+		resp, err := r.client().Describe(ctx, &memoryv1.DescribeRequest{})
+		return resp.GetProducer(), err
+	})
 }
 
 func (r *run) allInError(reason string) { r.ss.AllInError("memory/launch", reason) }
@@ -111,14 +105,8 @@ func (r *run) relaunch(ctx context.Context) string {
 	if r.host.Plugin != nil && !r.host.Plugin.Exited() {
 		return ""
 	}
-	if _, err := r.host.Start(ctx); err != nil {
-		return "the plugin could not be launched again: " + err.Error()
-	}
-	if err := r.configure(ctx, r.config); err != nil {
-		return "the plugin relaunched rejected its configuration: " + r.host.Problem("Configure", err)
-	}
 	r.alive = map[string]*memoryv1.MemoryRecord{}
-	return ""
+	return r.host.Relaunch(ctx, func(ctx context.Context) error { return r.configure(ctx, r.config) })
 }
 
 // seen records an answered error for the taxonomy, and a required method

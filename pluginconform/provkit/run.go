@@ -1,6 +1,7 @@
 package provkit
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -108,4 +109,34 @@ func (s *Session) AllInError(file, reason string) {
 	}
 	sc.Errorf("%s", reason)
 	s.Rec.Add(sc)
+}
+
+// Producer is who the running plugin says it is, asked through describe
+// (the category's Describe); nil when no plugin runs or the call fails.
+func (h *Host) Producer(describe func(context.Context) (*commonv1.ProducerRef, error)) *commonv1.ProducerRef {
+	if h.Plugin == nil || h.Plugin.Exited() {
+		return nil
+	}
+	ctx, cancel := h.Call(context.Background())
+	defer cancel()
+	p, err := describe(ctx)
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// Relaunch starts a fresh plugin, configured by configure, after one
+// died; "" when it worked or the plugin still runs.
+func (h *Host) Relaunch(ctx context.Context, configure func(context.Context) error) string {
+	if h.Plugin != nil && !h.Plugin.Exited() {
+		return ""
+	}
+	if _, err := h.Start(ctx); err != nil {
+		return "the plugin could not be launched again: " + err.Error()
+	}
+	if err := configure(ctx); err != nil {
+		return "the plugin relaunched rejected its configuration: " + h.Problem("Configure", err)
+	}
+	return ""
 }
