@@ -195,8 +195,9 @@ func runPlugin(cmd *cobra.Command, f pluginFlags) error {
 		r.Tool = runner.ToolOf(nil, "")
 	}
 	if r != nil && !sh.Whole() {
-		if r, err = asPluginShard(r, cg.Profile, sh, f.seed, f.cases); err != nil {
-			return &exitError{exitUsage, err}
+		var serr error
+		if r, serr = asPluginShard(r, cg.Profile, sh, f.seed, f.cases); serr != nil {
+			return &exitError{exitUsage, serr}
 		}
 	}
 	var lerr *pluginconform.LaunchError
