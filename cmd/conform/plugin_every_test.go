@@ -347,3 +347,15 @@ func writeReportJSON(t *testing.T, path string, r *report.Report) {
 	}
 	writeText(t, path, string(b))
 }
+
+// A shard of a plugin that never handshakes exits 2 like a whole run, its
+// report every row in error and still marked as the shard it is.
+func TestPluginShardNotAPlugin(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	cli("plugin", "--plugin", "sh -c 'echo not a plugin; exit 3'", "--category", "context", "-q", "--start-timeout", "2s",
+		"--seed", "3", "--shard", "1/2", "--report-json", out).want(t, exitUsage, "the plugin could not be checked")
+	r := readJSONReport(t, out)
+	if r.Shard == nil || r.Shard.K != 1 || r.Requirements[0].Status != report.Error {
+		t.Errorf("shard %+v, first row %s", r.Shard, r.Requirements[0].Status)
+	}
+}
