@@ -13,6 +13,7 @@ import (
 	commonv1 "github.com/agentconform/conform/api/gen/pluggableharness/common/v1"
 	toolv1 "github.com/agentconform/conform/api/gen/pluggableharness/tool/v1"
 	"github.com/agentconform/conform/pluginconform/kit"
+	"github.com/agentconform/conform/spec"
 )
 
 // prepare launches the plugin, asks who it is and what it declares, checks
@@ -46,9 +47,7 @@ func (r *run) prepare(ctx context.Context) string {
 // each gets the reason.
 func (r *run) allInError(reason string) {
 	s := r.rec.Scenario("plugin/launch", "launch the plugin")
-	for i := 1; i <= 31; i++ {
-		s.Res.Requirements = append(s.Res.Requirements, fmt.Sprintf("PL-%02d", i))
-	}
+	s.Res.Requirements = append(s.Res.Requirements, kit.ProfileIDs(spec.ProfilePlugin)...)
 	s.Errorf("%s", reason)
 	r.rec.Add(s)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentconform/conform/harness/diff"
+	"github.com/agentconform/conform/harness/report"
 )
 
 func newDiffCmd() *cobra.Command {
@@ -17,7 +18,9 @@ func newDiffCmd() *cobra.Command {
 		Short: "List the requirements and scenarios whose status changed between two reports",
 		Long: `List the requirements and scenarios whose status changed between two JSON
 reports, regressions first. A regression is anything that now fails or errs
-and did not before. --markdown FILE also writes the list as Markdown for a
+and did not before. Both reports must be of one profile: two kernel runs, or
+two conform plugin runs of one category (tool, model, context, memory);
+reports of different profiles are refused, naming both. --markdown FILE also writes the list as Markdown for a
 pull-request comment ("-": to stdout, instead of the text).
 
 Exit status: 0 when nothing regressed, 1 on any regression, 2 when a report
@@ -31,6 +34,9 @@ cannot be read.`,
 			new, err := readReport(args[1])
 			if err != nil {
 				return usage("%s: %v", args[1], err)
+			}
+			if _, err := oneProfile("conform diff", args, []*report.Report{old, new}); err != nil {
+				return usage("%v", err)
 			}
 			res := diff.Compare(args[0], old, args[1], new)
 			if md != "-" {

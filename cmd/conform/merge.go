@@ -10,7 +10,6 @@ import (
 	"github.com/agentconform/conform/harness/baseline"
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/shard"
-	"github.com/agentconform/conform/spec"
 )
 
 type mergeFlags struct {
@@ -28,6 +27,11 @@ func newMergeCmd() *cobra.Command {
 		Long: `Fold JSON reports into one report with the same verdict rules as a single
 run: every requirement is decided over the scenarios of all the reports, so
 one covered in several shards is decided across all of them.
+
+Plugin reports (conform plugin --shard K/N) merge the same way, decided with
+their category's profile: every slice of one campaign (one --seed), of one
+plugin and one category; reports of two categories are refused, naming
+both.
 
 The reports must come from one kernel (name, version, command, declared
 capabilities and readings), one conform, one protocol version and this
@@ -67,17 +71,8 @@ func runMerge(cmd *cobra.Command, f mergeFlags, args []string) error {
 	if f.strictBaseline && f.baseline == "" {
 		return usage("--strict-baseline needs --baseline FILE")
 	}
-	cat, err := spec.Load()
-	if err != nil {
-		return &exitError{exitUsage, err}
-	}
-	var bl *baseline.File
-	if f.baseline != "" {
-		if bl, err = baseline.Load(f.baseline, cat); err != nil {
-			return usage("--baseline %s: %v", f.baseline, unwrapPath(err))
-		}
-	}
 	var srcs []shard.Source
+	var reps []*report.Report
 	var errs []string
 	for _, a := range args {
 		r, err := readReport(a)
@@ -86,9 +81,29 @@ func runMerge(cmd *cobra.Command, f mergeFlags, args []string) error {
 			continue
 		}
 		srcs = append(srcs, shard.Source{Name: a, Report: r})
+		reps = append(reps, r)
 	}
 	if len(errs) > 0 {
 		return usage("%s", strings.Join(errs, "\n"))
+	}
+	// The reports are decided with their own profile's catalog: the
+	// kernel's, or one plugin category's (conform plugin --shard).
+	profile, err := oneProfile("conform merge", args, reps)
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	if err := sameCampaign(srcs); err != nil {
+		return &exitError{exitUsage, err}
+	}
+	cat, err := profileCatalog(profile)
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	var bl *baseline.File
+	if f.baseline != "" {
+		if bl, err = baseline.Load(f.baseline, cat); err != nil {
+			return usage("--baseline %s: %v", f.baseline, unwrapPath(err))
+		}
 	}
 	outs, err := prepareReports(f.out)
 	if err != nil {
@@ -120,4 +135,17 @@ func runMerge(cmd *cobra.Command, f mergeFlags, args []string) error {
 		return &exitError{exitIncomplete, errors.New("a merged report was interrupted before every scenario had a verdict")}
 	}
 	return gate(r, f.out.require)
+}
+
+// sameCampaign refuses plugin shards of different campaigns: slices cut
+// from two --seed values would draw overlapping inputs and leave others
+// undrawn, a campaign nobody ran.
+func sameCampaign(srcs []shard.Source) error {
+	first := pluginShardSeed(srcs[0].Report)
+	for _, s := range srcs[1:] {
+		if seed := pluginShardSeed(s.Report); seed != first {
+			return fmt.Errorf("the reports cannot be merged: %s is a slice of the campaign of --seed %d and %s of --seed %d", srcs[0].Name, first, s.Name, seed)
+		}
+	}
+	return nil
 }

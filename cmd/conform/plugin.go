@@ -14,6 +14,7 @@ import (
 	"github.com/agentconform/conform/harness/baseline"
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/runner"
+	"github.com/agentconform/conform/harness/shard"
 	"github.com/agentconform/conform/pluginconform"
 	"github.com/agentconform/conform/pluginconform/category"
 	"github.com/agentconform/conform/pluginconform/launch"
@@ -29,6 +30,7 @@ type pluginFlags struct {
 	cases, hookCases, repeat               int
 	baseline                               string
 	strictBaseline                         bool
+	shard, bundle                          string
 	seed                                   uint64
 	multiplier                             float64
 	callTimeout, hookTimeout, startTimeout time.Duration
@@ -67,6 +69,14 @@ tool (tool providers and hook subscribers, the PL rows), model (model
 providers, the MP rows), and any other registered category; each is
 launched with its own plugin key and judged against its own profile.
 
+--shard K/N runs slice K of N of the generated cases (its share of --cases
+and --hook-cases under a seed derived from --seed, which it needs); the
+fixed checks run in every slice, whose report makes no compliance claim
+until conform merge folds every slice (a row fails if any slice failed
+it). --bundle DIR writes DIR/<ID>/bundle.json for every failing or
+erroring requirement: the command that repeats the run, its seed, and the
+failing checks with their shrunk inputs (the engines keep no log of calls).
+
 Exit status: 0 when no requirement at the --require level fails or errs
 (checks that were not reached are printed as prominently as failures, but
 do not fail the run); 1 when one does; 2 when the plugin could not be
@@ -97,8 +107,10 @@ launched or configured at all, or on a usage error.`,
 	fl.DurationVar(&f.startTimeout, "start-timeout", 10*time.Second, "time the plugin may take to print its handshake line")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no per-group progress")
 	fl.IntVar(&f.repeat, "repeat", 1, "check the plugin this many times with the same seed and report any verdict that varied (exit 1 on any variation)")
-	fl.StringVar(&f.baseline, "baseline", "", "known failures (JSON or YAML, spec/baseline.schema.json, PL IDs): a listed failure is reported as expected fail and does not fail the run")
+	fl.StringVar(&f.baseline, "baseline", "", "known failures (JSON or YAML, spec/baseline.schema.json, IDs of the plugin's profile: PL, MP, CP or MM): a listed failure is reported as expected fail and does not fail the run")
 	fl.BoolVar(&f.strictBaseline, "strict-baseline", false, "a baseline entry that no longer fails (stale) fails the run")
+	fl.StringVar(&f.shard, "shard", "", "run slice K of N (e.g. 2/4): its share of --cases and --hook-cases under a seed derived from --seed (required), the fixed checks in every slice; conform merge folds the slices")
+	fl.StringVar(&f.bundle, "bundle", "", "write a repro bundle (DIR/<ID>/bundle.json: command, seed, failing checks with their shrunk inputs) for every failing or erroring requirement under this folder")
 	return cmd
 }
 
@@ -117,6 +129,17 @@ func checkPluginFlags(f *pluginFlags) error {
 		return usage("--timeout-multiplier must be between 1 and 1000, not %v", f.multiplier)
 	case f.callTimeout <= 0 || f.hookTimeout <= 0 || f.startTimeout <= 0:
 		return usage("--call-timeout, --hook-timeout and --start-timeout must be positive")
+	}
+	sh, err := shard.Parse(f.shard)
+	switch {
+	case err != nil:
+		return usage("--shard %v", err)
+	case !sh.Whole() && f.seed == 0:
+		// Slices of one campaign draw from seeds derived from one base; with
+		// a random base each, two slices could draw the same inputs.
+		return usage("--shard needs --seed N: every slice derives its seed from the same --seed, so the slices draw different inputs")
+	case !sh.Whole() && (sh.N > f.cases || sh.N > f.hookCases):
+		return usage("--shard %s: every slice needs a generated case, and --cases %d or --hook-cases %d is fewer than %d slices", sh, f.cases, f.hookCases, sh.N)
 	}
 	return nil
 }
@@ -144,6 +167,8 @@ func runPlugin(cmd *cobra.Command, f pluginFlags) error {
 		ProcessBacked: f.processBacked, Cases: f.cases, HookCases: f.hookCases, Seed: f.seed,
 		CallTimeout: f.callTimeout, HookTimeout: f.hookTimeout, StartTimeout: f.startTimeout, Multiplier: f.multiplier,
 	}
+	sh, _ := shard.Parse(f.shard) // checked by checkPluginFlags
+	applyPluginShard(&opt, sh, f.seed, f.cases, f.hookCases)
 	cg, err := pluginCategory(cmd, f.category, opt)
 	if err != nil {
 		return err
@@ -169,6 +194,12 @@ func runPlugin(cmd *cobra.Command, f pluginFlags) error {
 	if r != nil {
 		r.Tool = runner.ToolOf(nil, "")
 	}
+	if r != nil && !sh.Whole() {
+		var serr error
+		if r, serr = asPluginShard(r, cg.Profile, sh, f.seed, f.cases); serr != nil {
+			return &exitError{exitUsage, serr}
+		}
+	}
 	var lerr *pluginconform.LaunchError
 	switch {
 	case r == nil:
@@ -184,6 +215,17 @@ func runPlugin(cmd *cobra.Command, f pluginFlags) error {
 		r.Baseline = baseline.Apply(r, known, f.baseline, f.strictBaseline)
 	}
 	werr := writeReports(r, withBaselineSections(outs))
+	if f.bundle != "" {
+		seed := stats.Seed
+		if !sh.Whole() {
+			seed = f.seed
+		}
+		dirs, err := writePluginBundles(f.bundle, r, cg, f, sh, seed)
+		werr = errors.Join(werr, err)
+		if len(dirs) > 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "conform: %d repro bundles (one per failing requirement) under %s\n", len(dirs), f.bundle)
+		}
+	}
 	if err := report.WriteText(cmd.OutOrStdout(), r); err != nil {
 		werr = errors.Join(werr, err)
 	}

@@ -73,7 +73,7 @@ func Parse(raw []byte, asYAML bool, cat *spec.Catalog) (*File, error) {
 	for i, e := range f.ExpectedFailures {
 		switch {
 		case cat != nil && !known(cat, e.ID):
-			errs = append(errs, fmt.Sprintf("entry %d: %s is not a requirement of the catalog (version %d)", i+1, e.ID, cat.Version))
+			errs = append(errs, fmt.Sprintf("entry %d: %s", i+1, unknownID(cat, e.ID)))
 		case seen[e.ID]:
 			errs = append(errs, fmt.Sprintf("entry %d: %s is listed twice; give it one entry (with every scenario it fails in, or none)", i+1, e.ID))
 		}
@@ -83,6 +83,30 @@ func Parse(raw []byte, asYAML bool, cat *spec.Catalog) (*File, error) {
 		return nil, fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	return &f, nil
+}
+
+// unknownID says why id is not cat's: a requirement of another profile
+// (a model provider's baseline given to a context provider's run) is named
+// with both profiles, anything else is not a requirement at all.
+func unknownID(cat *spec.Catalog, id string) string {
+	all, err := spec.LoadAll()
+	if err == nil {
+		if q, ok := all.Get(id); ok {
+			return fmt.Sprintf("%s is a requirement of the %s profile, and this run is judged against the %s profile", id, q.Profile, profilesOf(cat))
+		}
+	}
+	return fmt.Sprintf("%s is not a requirement of the catalog (version %d)", id, cat.Version)
+}
+
+// profilesOf names the profiles of cat's rows (the kernel catalog has two).
+func profilesOf(cat *spec.Catalog) string {
+	var out []string
+	for _, q := range cat.Requirements {
+		if !slices.Contains(out, q.Profile) {
+			out = append(out, q.Profile)
+		}
+	}
+	return strings.Join(out, " and ")
 }
 
 func known(cat *spec.Catalog, id string) bool {

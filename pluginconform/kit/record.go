@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/spec"
 )
 
 // Scenario collects the checks of one group (a "scenario" in the kernel
@@ -175,4 +176,15 @@ func (s *Scenario) Finish() report.ScenarioResult {
 		}
 	}
 	return s.Res
+}
+
+// ProfileIDs are the requirement IDs of a plugin-category profile, in
+// catalog order, from spec.LoadProfile (nil if the catalog does not load,
+// which every test of the embedded catalog rules out).
+func ProfileIDs(profile string) []string {
+	cat, err := spec.LoadProfile(profile)
+	if err != nil {
+		return nil
+	}
+	return cat.IDs()
 }

@@ -2,9 +2,6 @@ package memoryprov
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"strings"
 
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/pluginconform/callback"
@@ -23,6 +20,7 @@ const Protocol = "pluggableharness memory.v1 over hashicorp/go-plugin gRPC (plug
 
 type run struct {
 	opt     Options
+	ss      *provkit.Session
 	c       *kit.Recorder
 	host    *provkit.Host
 	secrets *kit.Secrets
@@ -49,30 +47,21 @@ type seenErr struct {
 // report means conform itself could not run; a *category.LaunchError comes
 // with a report that says why nothing could be checked.
 func Run(ctx context.Context, opt Options) (*report.Report, Stats, error) {
-	kit.RunMu.Lock()
-	defer kit.RunMu.Unlock()
 	if err := opt.defaults(); err != nil {
 		return nil, Stats{}, err
 	}
-	cat, err := spec.LoadProfile(spec.ProfileMemoryProvider)
+	ss, err := provkit.Begin(provkit.SessionSpec{
+		Profile: spec.ProfileMemoryProvider, Key: launch.KeyMemory, ScratchPrefix: "conform-memory-",
+		Argv: opt.Argv, Env: opt.Env, Cases: opt.Cases, Seed: opt.Seed,
+		StartTimeout: opt.StartTimeout, CallTimeout: opt.CallTimeout, Now: opt.Now, Progress: opt.Progress,
+	})
 	if err != nil {
 		return nil, Stats{}, err
 	}
-	restore, seed, err := kit.ConfigureRapid(opt.Cases, opt.Seed)
-	if err != nil {
-		return nil, Stats{}, err
-	}
-	defer restore()
-	sec := &kit.Secrets{}
-	r := &run{opt: opt, c: kit.NewRecorder(opt.Now, opt.Progress), secrets: sec, cb: callback.New(), alive: map[string]*memoryv1.MemoryRecord{}, gone: map[string]bool{}}
-	r.host = &provkit.Host{Argv: opt.Argv, Env: opt.Env, Key: launch.KeyMemory, StartTimeout: opt.StartTimeout, CallTimeout: opt.CallTimeout, CB: r.cb, Secrets: sec}
-	r.stats.Seed = seed
-	if r.scratch, err = os.MkdirTemp("", "conform-memory-"); err != nil {
-		return nil, Stats{}, err
-	}
-	defer os.RemoveAll(r.scratch)
-	defer r.host.Stop()
-	started := opt.Now()
+	defer ss.End()
+	sec := ss.Secrets
+	r := &run{opt: opt, ss: ss, c: ss.Rec, host: ss.Host, secrets: sec, cb: ss.CB, scratch: ss.Scratch, alive: map[string]*memoryv1.MemoryRecord{}, gone: map[string]bool{}}
+	r.stats.Seed = ss.Seed
 	var lerr error
 	if reason := r.prepare(ctx); reason != "" {
 		lerr = &category.LaunchError{Reason: sec.Redact(reason)}
@@ -93,13 +82,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, Stats, error) {
 		r.unjudged()
 	}
 	r.stats.Launches = r.host.Launches
-	k := report.Kernel{Name: "memory provider", Command: strings.Join(opt.Argv, " ")}
-	if d := r.describe(); d != nil {
-		k.Name, k.Version = sec.Redact(d.GetName()), sec.Redact(d.GetVersion())
-	}
-	warnings := append([]string{fmt.Sprintf("generated cases used seed %d (conform plugin --seed %d repeats them)", seed, seed)}, r.host.Floods()...)
-	rep := report.BuildWith(cat, k, r.c.Redacted(sec.Redact), started, opt.Now().Sub(started), report.BuildOptions{Warnings: warnings})
-	rep.Protocol = Protocol
+	rep := ss.Report("memory provider", Protocol, opt.Argv, r.describe())
 	return rep, r.stats, lerr
 }
 
@@ -108,26 +91,13 @@ func (r *run) client() memoryv1.MemoryServiceClient {
 }
 
 func (r *run) describe() *commonv1.ProducerRef {
-	if r.host.Plugin == nil || r.host.Plugin.Exited() {
-		return nil
-	}
-	ctx, cancel := r.host.Call(context.Background())
-	defer cancel()
-	resp, err := r.client().Describe(ctx, &memoryv1.DescribeRequest{})
-	if err != nil {
-		return nil
-	}
-	return resp.GetProducer()
+	return r.host.Producer(func(ctx context.Context) (*commonv1.ProducerRef, error) {
+		resp, err := r.client().Describe(ctx, &memoryv1.DescribeRequest{})
+		return resp.GetProducer(), err
+	})
 }
 
-func (r *run) allInError(reason string) {
-	s := r.c.Scenario("memory/launch", "launch the plugin")
-	for i := 1; i <= 46; i++ {
-		s.NotReached("launch", reason, fmt.Sprintf("MM-%02d", i))
-	}
-	s.Errorf("%s", reason)
-	r.c.Add(s)
-}
+func (r *run) allInError(reason string) { r.ss.AllInError("memory/launch", reason) }
 
 // relaunch starts a fresh, configured plugin after one died. The records
 // a plugin kept in memory die with it, so conform forgets them too.
@@ -135,14 +105,8 @@ func (r *run) relaunch(ctx context.Context) string {
 	if r.host.Plugin != nil && !r.host.Plugin.Exited() {
 		return ""
 	}
-	if _, err := r.host.Start(ctx); err != nil {
-		return "the plugin could not be launched again: " + err.Error()
-	}
-	if err := r.configure(ctx, r.config); err != nil {
-		return "the plugin relaunched rejected its configuration: " + r.host.Problem("Configure", err)
-	}
 	r.alive = map[string]*memoryv1.MemoryRecord{}
-	return ""
+	return r.host.Relaunch(ctx, func(ctx context.Context) error { return r.configure(ctx, r.config) })
 }
 
 // seen records an answered error for the taxonomy, and a required method

@@ -16,12 +16,8 @@ import (
 	modelv1 "github.com/agentconform/conform/api/gen/pluggableharness/model/v1"
 	"github.com/agentconform/conform/pluginconform/category"
 	"github.com/agentconform/conform/pluginconform/kit"
+	"github.com/agentconform/conform/spec"
 )
-
-// rows is the number of MP rows.
-const rows = 35
-
-func id(n int) string { return fmt.Sprintf("MP-%02d", n) }
 
 // prepare launches the plugin, asks who it is and what it serves, checks
 // the declarations and configures it; it returns why nothing more can be
@@ -88,9 +84,7 @@ func (r *run) capabilities(ctx context.Context) (*modelv1.Capabilities, error) {
 // allInError records one erroring scenario naming every requirement.
 func (r *run) allInError(reason string) {
 	s := r.rec.Scenario("model/launch", "launch the plugin")
-	for i := 1; i <= rows; i++ {
-		s.Res.Requirements = append(s.Res.Requirements, id(i))
-	}
+	s.Res.Requirements = append(s.Res.Requirements, kit.ProfileIDs(spec.ProfileModelProvider)...)
 	s.Errorf("%s", reason)
 	r.rec.Add(s)
 }
