@@ -138,7 +138,7 @@ mutants:
 E2E_PKGS := ./cmd/conform ./harness/bundle ./harness/conformtest ./harness/fuzz ./harness/report \
 	./harness/runner ./harness/shard ./pluginconform ./refkernel/mutants \
 	./pluginconform/model ./pluginconform/contextprov ./pluginconform/memoryprov
-E2E_TESTS := TestFailFastRun TestShardMergeDiffCLI TestBaselineAndBundlesCLI TestPluginCommandOnReference \
+E2E_TESTS := TestFailFastRun TestShardMergeDiffCLI TestBaselineAndBundlesCLI TestPluginCommandOnReference TestPluginEveryCategoryCI TestPluginBundleOfAFailure \
 	TestNaiveBundlesReplay TestReferenceKernel TestPropertiesReference TestPropertiesReferenceRealTime \
 	TestAttributionOfGeneratedCases TestHTMLCommittedReports FuzzHostileText TestNaivePythonKernel \
 	TestHostileKernels TestMergeEqualsSingleRun TestSecretsNeverReachTheReport TestReference \
