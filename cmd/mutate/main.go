@@ -51,6 +51,7 @@ func main() {
 	flag.StringVar(&cfg.Tree, "tree", "refkernel", "module-relative folder whose packages are mutated (kernelkit: the wire layer the reference kernel is served by)")
 	flag.StringVar(&seeds, "plugin-seeds", "1,2", "with -tree refplugin: seeds of conform plugin's generated cases; the first judges every mutant, the others only confirm its survivors")
 	flag.BoolVar(&repro, "plugin-reproduce", true, "with -tree refplugin: run a killing check again and count the kill only when it comes back")
+	flag.BoolVar(&cfg.FromJournal, "from-journal", false, "with -tree refplugin: judge nothing, report the verdicts the journals (-journal) already hold")
 	flag.StringVar(&pkgs, "packages", "", "comma-separated module-relative folders to mutate (default: every refkernel package)")
 	flag.StringVar(&only, "only", "", "comma-separated places (file:line or file:line:col) or keys: judge only those mutants")
 	flag.StringVar(&cfg.Carry.Report, "carry", "", "an earlier campaign's mutation.json: carry its verdicts where the mutated declaration is unchanged")

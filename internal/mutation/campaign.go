@@ -65,9 +65,12 @@ type Config struct {
 	// judges it by conform plugin (plugin.go) instead of conform run;
 	// RunPlugins sets it, one unit at a time.
 	Plugin *PluginUnit
-	Commit string           // the commit mutated, recorded in the report
-	Log    io.Writer        // progress, one line per mutant; nil: none
-	Now    func() time.Time // the clock; nil: time.Now
+	// FromJournal (plugin campaigns) judges nothing: the report is made
+	// of the verdicts the journals already hold.
+	FromJournal bool
+	Commit      string           // the commit mutated, recorded in the report
+	Log         io.Writer        // progress, one line per mutant; nil: none
+	Now         func() time.Time // the clock; nil: time.Now
 }
 
 // Result is one judged mutant.

@@ -142,8 +142,10 @@ func RunPlugins(ctx context.Context, cfg Config, units []PluginUnit) (*Report, e
 	defer os.RemoveAll(tmp)
 	j := &judge{root: root, goTool: goTool, target: "./cmd/conform", tmp: tmp, now: cfg.Now}
 	conform := filepath.Join(tmp, "conform")
-	if out, err := j.goCmd(ctx, "build", "-o", conform, "./cmd/conform"); err != nil {
-		return nil, fmt.Errorf("building conform: %v: %s", err, firstLines(out, 3))
+	if !cfg.FromJournal {
+		if out, err := j.goCmd(ctx, "build", "-o", conform, "./cmd/conform"); err != nil {
+			return nil, fmt.Errorf("building conform: %v: %s", err, firstLines(out, 3))
+		}
 	}
 	deps, err := unitDeps(ctx, j, units, cfg.Tree)
 	if err != nil {
@@ -207,7 +209,11 @@ func RunPlugins(ctx context.Context, cfg Config, units []PluginUnit) (*Report, e
 			if cfg.Log != nil {
 				fmt.Fprintf(cfg.Log, "== %s, pass %d: %s\n", u.Name, round+1, strings.Join(dirs, ", "))
 			}
-			rep, err := Run(ctx, c)
+			run := Run
+			if cfg.FromJournal {
+				run = journalReport
+			}
+			rep, err := run(ctx, c)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", u.Name, err)
 			}
@@ -427,4 +433,36 @@ func measurePluginReach(ctx context.Context, j *judge, u *PluginUnit, tree strin
 		return nil, err
 	}
 	return parseProfile(b, mod)
+}
+
+// journalReport is a pass of RunPlugins judged by nothing: the verdicts
+// are those its journal holds (a campaign cut short, or run in parts, is
+// reported without setting every unit up again). A mutant the journal has
+// no verdict for is left out, and the log says how many.
+func journalReport(_ context.Context, c Config) (*Report, error) {
+	c.Resume = true
+	done, err := loadJournal(c)
+	if err != nil {
+		return nil, err
+	}
+	_, ms, _, err := selectMutants(c.Root, c.Tree, c.Packages, c.PerPackage, c.Seed)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{}
+	missing := 0
+	for _, m := range ms {
+		if len(c.Only) > 0 && !picked(m, c.Only) {
+			continue
+		}
+		if r, ok := done[journalKey(m)]; ok {
+			rep.Mutants = append(rep.Mutants, r)
+		} else {
+			missing++
+		}
+	}
+	if c.Log != nil && missing > 0 {
+		fmt.Fprintf(c.Log, "%d mutants have no verdict in %s: left out\n", missing, c.Journal)
+	}
+	return rep, nil
 }
