@@ -456,6 +456,11 @@ func journalReport(_ context.Context, c Config) (*Report, error) {
 			continue
 		}
 		if r, ok := done[journalKey(m)]; ok {
+			// The journal is written before the campaign notes reach;
+			// a mutant judged without a run was not reached.
+			if r.Scope == "unreached" {
+				r.Reached = ReachedNo
+			}
 			rep.Mutants = append(rep.Mutants, r)
 		} else {
 			missing++
