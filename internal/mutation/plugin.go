@@ -245,9 +245,13 @@ func RunPlugins(ctx context.Context, cfg Config, units []PluginUnit) (*Report, e
 			results = append(results, r)
 		}
 	}
+	cfg.PerScenario = false
 	rep := newReport(cfg, pkgs, results, cfg.Now().Sub(start))
+	rep.Plugins, rep.FromJournal = true, cfg.FromJournal
 	rep.Builds = nbuilds
-	rep.CPU = &CPUFigures{Setup: setup.Seconds(), Builds: builds.Seconds(), Total: (usedCPU() - cpu0).Seconds()}
+	if !cfg.FromJournal {
+		rep.CPU = &CPUFigures{Setup: setup.Seconds(), Builds: builds.Seconds(), Total: (usedCPU() - cpu0).Seconds()}
+	}
 	rep.Tool = "conform internal/mutation (go/ast, go build -overlay), judged by conform plugin"
 	return rep, nil
 }
