@@ -246,6 +246,16 @@ func RunPlugins(ctx context.Context, cfg Config, units []PluginUnit) (*Report, e
 		}
 	}
 	cfg.PerScenario = false
+	// Only this campaign's packages' classifications can go stale here:
+	// one committed list serves every part of the plugin campaign.
+	mine := map[string]Classification{}
+	for k, c := range cfg.Classifications {
+		file, _, _ := strings.Cut(k, "|")
+		if slices.Contains(dirsOf(pkgs), filepath.ToSlash(filepath.Dir(file))) {
+			mine[k] = c
+		}
+	}
+	cfg.Classifications = mine
 	rep := newReport(cfg, pkgs, results, cfg.Now().Sub(start))
 	rep.Plugins, rep.FromJournal = true, cfg.FromJournal
 	rep.Builds = nbuilds
