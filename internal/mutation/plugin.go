@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -366,8 +367,19 @@ func (u *PluginUnit) runOne(ctx context.Context, j *judge, x exe, pr PluginRun, 
 	}
 	cmd := exec.CommandContext(ctx, u.Conform, u.pluginArgs(x.bin, pr, seed, rep, scratch, x.env)...)
 	cmd.Dir = x.dir
-	// conform plugin kills the plugin's process group on its way out;
-	// WaitDelay bounds a plugin that keeps conform's pipes open.
+	// conform plugin kills the plugin's process group on its way out, but
+	// not when it is itself killed at the timeout: the plugin runs in a
+	// process group of its own (launch.ownGroup), so it would be left
+	// running. The timeout therefore kills the groups of conform's
+	// descendants too. WaitDelay bounds a plugin that keeps conform's
+	// pipes open.
+	cmd.Cancel = func() error {
+		for _, pid := range descendants(cmd.Process.Pid) {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		return cmd.Process.Kill()
+	}
 	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -484,4 +496,48 @@ func journalReport(_ context.Context, c Config) (*Report, error) {
 		fmt.Fprintf(c.Log, "%d mutants have no verdict in %s: left out\n", missing, c.Journal)
 	}
 	return rep, nil
+}
+
+// descendants lists the processes below pid (children first), read from
+// /proc; where there is none, the list is empty.
+func descendants(pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// The parent is the second field after the command, which is in
+		// parentheses and may hold spaces.
+		rest := string(b)
+		if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+			rest = rest[i+1:]
+		}
+		f := strings.Fields(rest)
+		if len(f) < 2 {
+			continue
+		}
+		if pp, err := strconv.Atoi(f[1]); err == nil {
+			children[pp] = append(children[pp], p)
+		}
+	}
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
 }

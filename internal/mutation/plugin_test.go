@@ -6,6 +6,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -195,4 +198,58 @@ func TestPluginRunVerdicts(t *testing.T) {
 			t.Errorf("%s: seeds run %q, want %q", c.bin, seeds, c.seeds)
 		}
 	}
+}
+
+// A conform run killed at the timeout must not leave its plugin behind:
+// the plugin runs in a process group of its own, which killing conform
+// does not reach. The stand-in starts a child in a session of its own and
+// hangs; after the timeout the child must be gone.
+func TestPluginTimeoutLeavesNoPlugin(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	dir := t.TempDir()
+	conform := filepath.Join(dir, "conform")
+	script := "#!/bin/sh\nsetsid sleep 300 &\necho $! > " + filepath.Join(dir, "child") + "\nsleep 300\n"
+	if err := os.WriteFile(conform, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	u := &PluginUnit{Name: "x", Conform: conform, Seeds: []uint64{1}, Runs: []PluginRun{{Require: "all"}}}
+	j := &judge{timeout: 2 * time.Second, now: time.Now}
+	v := u.runOne(context.Background(), j, exe{bin: "plugin", dir: dir}, u.Runs[0], 1, 0)
+	if v.status != TimedOut {
+		t.Fatalf("status %s (%s), want timeout", v.status, v.detail)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "child"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the plugin (pid %d) outlived conform's timeout", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// alive reports a process that exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && len(s) > i+2 {
+		return s[i+2] != 'Z'
+	}
+	return true
 }
