@@ -175,6 +175,17 @@ mutation-kernelkit:
 	$(GO) run ./cmd/mutate -tree kernelkit -j $(MUTATION_JOBS) -out $(REPORTS)/mutation-kernelkit \
 		-journal $(REPORTS)/tmp/mutation-kernelkit.jsonl -commit "$$(git rev-parse --short HEAD 2>/dev/null)" $(MUTATION_FLAGS)
 
+# The same campaign over the reference plugins (refplugin, issue 30;
+# reports/mutation-plugins/): each mutant built into its plugin's main and
+# judged by conform plugin as make plugin and plugin-ctxmem run it, seeds
+# fixed (internal/mutation/plugin.go). Not part of make test.
+.PHONY: mutation-plugins
+mutation-plugins:
+	@mkdir -p $(REPORTS)/tmp $(REPORTS)/mutation-plugins
+	$(GO) run ./cmd/mutate -tree refplugin -j $(MUTATION_JOBS) -out $(REPORTS)/mutation-plugins \
+		-survivors internal/mutation/survivors-plugins.json -journal $(REPORTS)/tmp/mutation-plugins.jsonl \
+		-commit "$$(git rev-parse --short HEAD 2>/dev/null)" $(MUTATION_FLAGS)
+
 # A seeded sample of the campaign (one mutant per package), part of make
 # test; fails on a survivor that internal/mutation/survivors.json does not
 # classify and on a lost kill (a sampled mutant the committed campaign

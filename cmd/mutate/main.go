@@ -1,6 +1,8 @@
 // Command mutate runs the source-level mutation campaign over the reference
 // kernel (package internal/mutation) and writes reports/mutation.json and
-// reports/mutation.md. `make mutation` runs it.
+// reports/mutation.md. `make mutation` runs it. With -tree refplugin the
+// mutants are those of the reference plugins, judged by conform plugin
+// (internal/mutation/plugin.go); `make mutation-plugins` runs that.
 package main
 
 import (
@@ -12,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -31,6 +34,8 @@ func main() {
 		strict  bool
 		seed    uint64
 		timeout time.Duration
+		seeds   string
+		repro   bool
 	)
 	flag.StringVar(&cfg.Root, "root", ".", "module root")
 	// A judged mutant's run mostly waits on its kernel and timers (about a
@@ -44,6 +49,9 @@ func main() {
 	flag.BoolVar(&cfg.Reach, "reach", true, "measure which statements the suite executes (one coverage run) and report mutants of the others as survivors not reached, without judging them")
 	flag.BoolVar(&cfg.PerScenario, "per-scenario", true, "measure which scenarios execute each statement (each scenario run alone on a coverage build) and judge each mutant by those scenarios only, instead of its package's scenarios and then the whole suite")
 	flag.StringVar(&cfg.Tree, "tree", "refkernel", "module-relative folder whose packages are mutated (kernelkit: the wire layer the reference kernel is served by)")
+	flag.StringVar(&seeds, "plugin-seeds", "1,2", "with -tree refplugin: seeds of conform plugin's generated cases; the first judges every mutant, the others only confirm its survivors")
+	flag.BoolVar(&repro, "plugin-reproduce", true, "with -tree refplugin: run a killing check again and count the kill only when it comes back")
+	flag.BoolVar(&cfg.FromJournal, "from-journal", false, "with -tree refplugin: judge nothing, report the verdicts the journals (-journal) already hold")
 	flag.StringVar(&pkgs, "packages", "", "comma-separated module-relative folders to mutate (default: every refkernel package)")
 	flag.StringVar(&only, "only", "", "comma-separated places (file:line or file:line:col) or keys: judge only those mutants")
 	flag.StringVar(&cfg.Carry.Report, "carry", "", "an earlier campaign's mutation.json: carry its verdicts where the mutated declaration is unchanged")
@@ -80,8 +88,21 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r, err := mutation.Run(ctx, cfg)
-	if err != nil {
+	var r *mutation.Report
+	if cfg.Tree == "refplugin" {
+		units := mutation.PluginUnits()
+		ss, err := parseSeeds(seeds)
+		if err != nil {
+			fail(err)
+		}
+		for i := range units {
+			units[i].Seeds, units[i].Reproduce = ss, repro
+		}
+		r, err = mutation.RunPlugins(ctx, cfg, units)
+		if err != nil {
+			fail(err)
+		}
+	} else if r, err = mutation.Run(ctx, cfg); err != nil {
 		fail(err)
 	}
 	if out != "" {
@@ -107,6 +128,18 @@ func main() {
 		fmt.Fprintf(os.Stderr, "mutate: %d unclassified survivors; target met: %v\n", r.Unclassed, r.MeetsGoal)
 		os.Exit(1)
 	}
+}
+
+func parseSeeds(s string) ([]uint64, error) {
+	var out []uint64
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
+		if err != nil || n == 0 {
+			return nil, fmt.Errorf("-plugin-seeds: %q is not a positive seed", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 func listMutants(cfg mutation.Config) int {

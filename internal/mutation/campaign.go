@@ -60,10 +60,17 @@ type Config struct {
 	Only []string
 	// Carry, when its Report is set, takes verdicts from an earlier
 	// campaign where the mutated declaration is unchanged (carry.go).
-	Carry  Carry
-	Commit string           // the commit mutated, recorded in the report
-	Log    io.Writer        // progress, one line per mutant; nil: none
-	Now    func() time.Time // the clock; nil: time.Now
+	Carry Carry
+	// Plugin, when set, makes the target a reference plugin's main and
+	// judges it by conform plugin (plugin.go) instead of conform run;
+	// RunPlugins sets it, one unit at a time.
+	Plugin *PluginUnit
+	// FromJournal (plugin campaigns) judges nothing: the report is made
+	// of the verdicts the journals already hold.
+	FromJournal bool
+	Commit      string           // the commit mutated, recorded in the report
+	Log         io.Writer        // progress, one line per mutant; nil: none
+	Now         func() time.Time // the clock; nil: time.Now
 }
 
 // Result is one judged mutant.
@@ -102,6 +109,8 @@ type Result struct {
 	// Rechecked is set on a carried kill that was judged again: "agrees"
 	// or "disagrees" (then the new verdict is the one reported).
 	Rechecked string `json:"rechecked,omitempty"`
+	// Plugin is the reference plugin whose check judged it (plugin.go).
+	Plugin string `json:"plugin,omitempty"`
 }
 
 // Run judges every selected mutant and returns the report.
@@ -129,7 +138,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	j := &judge{root: root, goTool: goTool, target: cfg.Target, tmp: tmp, timeout: cfg.Timeout, now: now}
+	j := &judge{root: root, goTool: goTool, target: cfg.Target, tmp: tmp, timeout: cfg.Timeout, now: now, plugin: cfg.Plugin}
 	if j.timeout <= 0 {
 		j.timeout = baselineTimeout
 	}
@@ -145,6 +154,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	var cov *reach
 	switch {
+	case cfg.Plugin != nil && cfg.Reach:
+		if cov, err = measurePluginReach(ctx, j, cfg.Plugin, cfg.Tree); err != nil {
+			return nil, err
+		}
+	case cfg.Plugin != nil:
 	case cfg.PerScenario:
 		// Many scenario runs at once: each mostly waits on its kernel.
 		if cov, err = measureScenarioReach(ctx, j, cfg.Tree, 2*cfg.Jobs); err != nil {
@@ -480,7 +494,7 @@ func (j *judge) reproduced(ctx context.Context, bin string, v verdict, r *Result
 }
 
 func (j *judge) reproducedExe(ctx context.Context, x exe, v verdict, r *Result) verdict {
-	if v.status != Killed || len(v.failing) == 0 {
+	if v.status != Killed || len(v.failing) == 0 || j.plugin != nil && !j.plugin.Reproduce {
 		return v
 	}
 	// With a tagged copy of the features the failing scenarios themselves

@@ -107,6 +107,33 @@
 // loops); and it mutates files in per-worker copies of the module rather
 // than through an overlay.
 //
+// The reference plugins (plugin.go, issue 30; cmd/mutate -tree refplugin,
+// make mutation-plugins) are judged the same way by conform plugin instead
+// of conform run. PluginUnits maps each plugin package to the plugin
+// binaries that link it (go list -deps of each main): the model provider
+// (refmodel, checked with --require all), the context provider
+// (refcontext, --category context at should and, as its legal variant
+// -compactor, at all), the memory provider (refmemory, plain and -ratify,
+// at all) and the tool provider (refplugin, --allow-effects in a fresh
+// scratch folder, --process-backed exec, at all). A package is judged by
+// the unit that owns it, and its survivors by every other unit that links
+// it in turn (the shared refplugin package, refkit); the kill matrices'
+// helpers (refkit/matrix, */mutants) are linked by no plugin and are not
+// mutated. Schema builds work as for the kernel: the plugin is launched
+// with PATH, HOME and TMPDIR only, so CONFORM_MUTANT reaches it through
+// conform plugin's own --env flag. Every run has a fixed --seed (default
+// 1), so judging is reproducible; a mutant the first seed lets through is
+// confirmed under the next (-plugin-seeds, default 1,2). Verdicts are the
+// kernel's: killed when a requirement of any level fails or errs in the
+// JSON report (a plugin that crashes makes its checks err), crashed,
+// timeout; a plugin that cannot be launched or configured at all (exit
+// status 2) twice in a row is killed. Reach is one coverage build of the
+// plugin's main run under every invocation and seed (GOCOVERDIR handed
+// over with --env); per-scenario reach does not apply, since a plugin
+// check has no scenarios, so every reached mutant is judged by the whole
+// check. A kill is reproduced by running the invocations again
+// (-plugin-reproduce).
+//
 // This package serves no requirement ID itself: it measures the suite's
 // power over all of them.
 package mutation

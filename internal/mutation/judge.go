@@ -53,6 +53,8 @@ type judge struct {
 	// buildCPU is the CPU time (user and system, the compiler's and
 	// linker's included) of the builds of mutants, in nanoseconds.
 	buildCPU atomic.Int64
+	// plugin, when set, judges by conform plugin (plugin.go).
+	plugin *PluginUnit
 }
 
 // cpuOf is the CPU time a finished command used, its waited-for children
@@ -155,6 +157,9 @@ func (j *judge) run(ctx context.Context, bin, tags string) verdict {
 // runExe runs the suite, restricted to tags, against x; with failFast it
 // stops at the first failure.
 func (j *judge) runExe(ctx context.Context, x exe, tags string, failFast bool) verdict {
+	if j.plugin != nil {
+		return j.plugin.runExe(ctx, j, x)
+	}
 	bin := x.bin
 	start := j.now()
 	ctx, cancel := context.WithTimeout(ctx, j.timeout)

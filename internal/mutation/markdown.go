@@ -11,7 +11,12 @@ import (
 // survivor with its classification.
 func WriteMarkdown(w io.Writer, r *Report) error {
 	var b strings.Builder
-	b.WriteString("# Source-level mutation testing of the reference kernel\n\n")
+	plugins := r.Plugins
+	if plugins {
+		b.WriteString("# Source-level mutation testing of the reference plugins\n\n")
+	} else {
+		b.WriteString("# Source-level mutation testing of the reference kernel\n\n")
+	}
 	scope := "every mutant"
 	if r.Sample > 0 {
 		scope = fmt.Sprintf("a sample of %d mutants per package (seed %d)", r.Sample, r.Seed)
@@ -20,18 +25,26 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if tree == "" {
 		tree = "refkernel"
 	}
-	fmt.Fprintf(&b, "Campaign over %s of `%s/`, judged by the conformance suite against the embedded kernel ", scope, cell(tree))
-	if r.PerScenario {
+	if plugins {
+		fmt.Fprintf(&b, "Campaign over %s of `%s/`, each judged by `conform plugin` against the plugin main that links its package (internal/mutation/plugin.go: the invocations of make plugin and make plugin-ctxmem, --seed 1, and --seed 2 for a mutant seed 1 lets through; a survivor of a package several plugins link is judged by each of them in turn", scope, cell(tree))
+	} else {
+		fmt.Fprintf(&b, "Campaign over %s of `%s/`, judged by the conformance suite against the embedded kernel ", scope, cell(tree))
+	}
+	if plugins {
+	} else if r.PerScenario {
 		b.WriteString("(`conform run --require all`, restricted to the scenarios that execute the mutated statement, measured with one coverage run of each scenario alone; every other scenario runs the mutant as it runs the original. " +
 			"A mutant outside any function, which every scenario may depend on, is judged by the scenarios of the requirements its package's doc.go names")
 	} else {
 		b.WriteString("(`conform run --require all`, restricted to the scenarios of the requirements each package's doc.go names")
 	}
-	if r.Confirm {
+	if r.Confirm && !plugins {
 		b.WriteString("; a survivor is run again against the whole suite")
 	}
 	fmt.Fprintf(&b, "). Judging every mutant took %s of worker time (%d jobs: about %s); this run took %s.",
 		fmtDuration(r.WorkerS), r.Jobs, fmtDuration(r.WorkerS/float64(max(r.Jobs, 1))), fmtDuration(r.DurationS))
+	if r.FromJournal {
+		b.WriteString(" The verdicts were read from the campaign's journals (-from-journal), judged in parts; the CPU and wall time of the parts are in the README.")
+	}
 	if c := r.CPU; c != nil {
 		fmt.Fprintf(&b, " CPU time: %.0f s (setup %.0f s, builds of mutants %.0f s).", c.Total, c.Setup, c.Builds)
 	}
@@ -67,7 +80,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	b.WriteString("Spec score = killed / (viable − equivalent − open reading): the figure the target applies to, because killing a mutant that implements an open reading would fail a correct kernel; every open reading names the ambiguity or §15 reading it relies on. " +
 		"Score = killed / (viable − equivalent − legal variant), the strict figure; raw = killed / viable. A legal variant is a mutant that is a correct kernel and declares what it does (the mutated value feeds both its behaviour and a reading or default it declares at initialize): the suite must let it pass, as it lets the hand-written legal variants of the kill matrix pass. Not observable survivors count against both. Killed includes crashed and timed out. " +
 		"Needs check: a survivor the committed list names a missing scenario for (the requirement it breaks and the check that would kill it); it counts against the score until that check exists.\n\n")
-	if r.PerScenario {
+	if plugins {
+		b.WriteString("Not reached: survivors whose statement no invocation executes against the unmutated plugin (one coverage run of each invocation and seed; a plugin check has no scenarios, so there is no per-scenario reach).\n\n")
+	} else if r.PerScenario {
 		b.WriteString("Not reached: survivors whose statement no scenario executes against the unmutated kernel (one coverage run of each scenario).\n\n")
 	} else {
 		b.WriteString("Not reached: survivors whose statement no scenario executes against the unmutated kernel (one coverage run of the whole suite).\n\n")

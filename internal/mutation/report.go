@@ -18,6 +18,10 @@ type Report struct {
 	Seed    uint64 `json:"seed,omitempty"`
 	Jobs    int    `json:"jobs"`
 	Confirm bool   `json:"survivors_confirmed_on_whole_suite"`
+	// Plugins: judged by conform plugin (plugin.go); FromJournal: the
+	// verdicts were read from the journals, not judged by this run.
+	Plugins     bool `json:"plugins,omitempty"`
+	FromJournal bool `json:"from_journal,omitempty"`
 	// PerScenario: each mutant was judged by the scenarios that execute
 	// its statement (scenarios.go).
 	PerScenario bool    `json:"per_scenario,omitempty"`
