@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/agentconform/conform/pluginconform/launch"
 )
 
 // The plugin judge (issue 30): the same campaign over the reference
@@ -374,7 +376,8 @@ func (u *PluginUnit) runOne(ctx context.Context, j *judge, x exe, pr PluginRun, 
 	// descendants too. WaitDelay bounds a plugin that keeps conform's
 	// pipes open.
 	cmd.Cancel = func() error {
-		for _, pid := range descendants(cmd.Process.Pid) {
+		pids, _ := launch.Descendants(cmd.Process.Pid)
+		for _, pid := range pids {
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
@@ -496,48 +499,4 @@ func journalReport(_ context.Context, c Config) (*Report, error) {
 		fmt.Fprintf(c.Log, "%d mutants have no verdict in %s: left out\n", missing, c.Journal)
 	}
 	return rep, nil
-}
-
-// descendants lists the processes below pid (children first), read from
-// /proc; where there is none, the list is empty.
-func descendants(pid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	children := map[int][]int{}
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// The parent is the second field after the command, which is in
-		// parentheses and may hold spaces.
-		rest := string(b)
-		if i := strings.LastIndexByte(rest, ')'); i >= 0 {
-			rest = rest[i+1:]
-		}
-		f := strings.Fields(rest)
-		if len(f) < 2 {
-			continue
-		}
-		if pp, err := strconv.Atoi(f[1]); err == nil {
-			children[pp] = append(children[pp], p)
-		}
-	}
-	var out []int
-	queue := []int{pid}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, c := range children[p] {
-			out = append(out, c)
-			queue = append(queue, c)
-		}
-	}
-	return out
 }
