@@ -65,6 +65,19 @@ func measureReach(ctx context.Context, j *judge, tree string) (*reach, error) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("coverage run: %v: %s", err, firstLines(string(out), 3))
 	}
+	return j.coverage(ctx, dir, data)
+}
+
+func (j *judge) goCmd(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, j.goTool, args...)
+	cmd.Dir = j.root
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// coverage reads what the coverage runs wrote to data (GOCOVERDIR) as
+// the statements they reached.
+func (j *judge) coverage(ctx context.Context, dir, data string) (*reach, error) {
 	profile := filepath.Join(dir, "cover.out")
 	if out, err := j.goCmd(ctx, "tool", "covdata", "textfmt", "-i="+data, "-o="+profile); err != nil {
 		return nil, fmt.Errorf("coverage profile: %v: %s", err, firstLines(out, 3))
@@ -78,13 +91,6 @@ func measureReach(ctx context.Context, j *judge, tree string) (*reach, error) {
 		return nil, err
 	}
 	return parseProfile(b, mod)
-}
-
-func (j *judge) goCmd(ctx context.Context, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, j.goTool, args...)
-	cmd.Dir = j.root
-	out, err := cmd.CombinedOutput()
-	return string(out), err
 }
 
 // parseProfile reads a text coverage profile ("mode: set" and lines of

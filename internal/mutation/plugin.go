@@ -449,19 +449,7 @@ func measurePluginReach(ctx context.Context, j *judge, u *PluginUnit, tree strin
 			}
 		}
 	}
-	profile := filepath.Join(dir, "cover.out")
-	if out, err := j.goCmd(ctx, "tool", "covdata", "textfmt", "-i="+data, "-o="+profile); err != nil {
-		return nil, fmt.Errorf("coverage profile: %v: %s", err, firstLines(out, 3))
-	}
-	mod, err := modulePath(j.root)
-	if err != nil {
-		return nil, err
-	}
-	b, err := os.ReadFile(profile)
-	if err != nil {
-		return nil, err
-	}
-	return parseProfile(b, mod)
+	return j.coverage(ctx, dir, data)
 }
 
 // journalReport is a pass of RunPlugins judged by nothing: the verdicts
