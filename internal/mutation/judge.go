@@ -189,20 +189,11 @@ func (j *judge) runExe(ctx context.Context, x exe, tags string, failFast bool) v
 	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	err := cmd.Start()
-	var hog atomic.Bool
-	if err == nil {
-		stop := watchMemory(cmd.Process, memoryLimit, &hog)
-		err = cmd.Wait()
-		stop()
-		if x.cpu != nil {
-			*x.cpu += cpuOf(cmd.ProcessState).Milliseconds()
-		}
-	}
+	hog, err := runWatched(cmd, x.cpu)
 	v := verdict{took: j.now().Sub(start)}
 	var exit *exec.ExitError
 	switch {
-	case hog.Load():
+	case hog:
 		// A mutant that grows without bound would take the machine's
 		// memory from everyone else; it is stopped and counts as a crash.
 		v.status, v.detail = Crashed, fmt.Sprintf("used more than %d MiB of memory", memoryLimit>>20)

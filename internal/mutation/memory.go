@@ -2,6 +2,7 @@ package mutation
 
 import (
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -54,4 +55,20 @@ func rss(statm string) int64 {
 	}
 	n, _ := strconv.ParseInt(f[1], 10, 64)
 	return n
+}
+
+// runWatched runs cmd to its end under the memory watch, adding its CPU
+// time to cpu (when not nil); hog says the watch killed it.
+func runWatched(cmd *exec.Cmd, cpu *int64) (hog bool, err error) {
+	var killed atomic.Bool
+	err = cmd.Start()
+	if err == nil {
+		stop := watchMemory(cmd.Process, memoryLimit, &killed)
+		err = cmd.Wait()
+		stop()
+		if cpu != nil {
+			*cpu += cpuOf(cmd.ProcessState).Milliseconds()
+		}
+	}
+	return killed.Load(), err
 }

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -386,21 +385,12 @@ func (u *PluginUnit) runOne(ctx context.Context, j *judge, x exe, pr PluginRun, 
 	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	err := cmd.Start()
-	var hog atomic.Bool
-	if err == nil {
-		stop := watchMemory(cmd.Process, memoryLimit, &hog)
-		err = cmd.Wait()
-		stop()
-		if x.cpu != nil {
-			*x.cpu += cpuOf(cmd.ProcessState).Milliseconds()
-		}
-	}
+	hog, err := runWatched(cmd, x.cpu)
 	v := verdict{took: j.now().Sub(start)}
 	var exit *exec.ExitError
 	what := fmt.Sprintf("%s (seed %d)", strings.TrimSpace(pr.Category+" "+strings.Join(pr.Args, " ")), seed)
 	switch {
-	case hog.Load():
+	case hog:
 		v.status, v.detail = Crashed, fmt.Sprintf("used more than %d MiB of memory", memoryLimit>>20)
 	case ctx.Err() == context.DeadlineExceeded:
 		v.status, v.detail = TimedOut, fmt.Sprintf("no verdict within %s: %s", j.timeout, what)
