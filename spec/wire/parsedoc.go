@@ -76,18 +76,10 @@ func (p *docParser) value(depth int) (any, bool) {
 				return nil, false
 			}
 			m[k] = v
-			p.ws()
-			if p.i >= len(p.b) {
+			if end, ok := p.sep('}'); !ok {
 				return nil, false
-			}
-			switch p.b[p.i] {
-			case ',':
-				p.i++
-			case '}':
-				p.i++
+			} else if end {
 				return m, true
-			default:
-				return nil, false
 			}
 		}
 	case c == '[':
@@ -104,18 +96,10 @@ func (p *docParser) value(depth int) (any, bool) {
 				return nil, false
 			}
 			l = append(l, v)
-			p.ws()
-			if p.i >= len(p.b) {
+			if end, ok := p.sep(']'); !ok {
 				return nil, false
-			}
-			switch p.b[p.i] {
-			case ',':
-				p.i++
-			case ']':
-				p.i++
+			} else if end {
 				return l, true
-			default:
-				return nil, false
 			}
 		}
 	case c == '"':
@@ -197,4 +181,22 @@ func (p *docParser) num() (any, bool) {
 	n := json.Number(b[p.i:j])
 	p.i = j
 	return n, true
+}
+
+// sep reads what follows a member or element: a comma (more follow) or
+// the closing bracket (end); anything else is not JSON.
+func (p *docParser) sep(closing byte) (end, ok bool) {
+	p.ws()
+	if p.i >= len(p.b) {
+		return false, false
+	}
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		return false, true
+	case closing:
+		p.i++
+		return true, true
+	}
+	return false, false
 }
