@@ -37,12 +37,7 @@ func NewLines(ctx context.Context, opt Options) (*Lines, error) {
 	if opt.Pool == nil {
 		return nil, errors.New("runner: Lines needs a pool")
 	}
-	if opt.ScenarioTimeout <= 0 {
-		opt.ScenarioTimeout = 20 * time.Second
-	}
-	if opt.LogLines == 0 {
-		opt.LogLines = 60
-	}
+	opt.scenarioDefaults()
 	cat, err := spec.Load()
 	if err != nil {
 		return nil, err

@@ -112,12 +112,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	if opt.Concurrency < 1 && opt.Concurrency != AutoConcurrency {
 		opt.Concurrency = 1
 	}
-	if opt.ScenarioTimeout <= 0 {
-		opt.ScenarioTimeout = 20 * time.Second
-	}
-	if opt.LogLines == 0 {
-		opt.LogLines = 60
-	}
+	opt.scenarioDefaults()
 	cat, err := spec.Load()
 	if err != nil {
 		return nil, err
@@ -236,4 +231,15 @@ func capabilityWarnings(cat *spec.Catalog, declared []string) []string {
 		out = append(out, w)
 	}
 	return out
+}
+
+// scenarioDefaults fills what every way of running scenarios defaults
+// alike: the scenario timeout and the log lines a failure quotes.
+func (opt *Options) scenarioDefaults() {
+	if opt.ScenarioTimeout <= 0 {
+		opt.ScenarioTimeout = 20 * time.Second
+	}
+	if opt.LogLines == 0 {
+		opt.LogLines = 60
+	}
 }
