@@ -114,15 +114,7 @@ func LoadProfile(root, slug string) (*Profile, error) {
 
 // LoadReport reads dir/NAME.json.
 func LoadReport(dir, slug string) (*report.Report, error) {
-	data, err := os.ReadFile(filepath.Join(dir, slug+".json"))
-	if err != nil {
-		return nil, err
-	}
-	var r report.Report
-	if err := r.UnmarshalJSON(data); err != nil {
-		return nil, fmt.Errorf("%s.json: %w", slug, err)
-	}
-	return &r, nil
+	return report.ReadFile(filepath.Join(dir, slug+".json"))
 }
 
 // LoadJudgements reads dir/NAME.judgements.json (strictly: an unknown

@@ -2,7 +2,6 @@ package frameworks
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -28,15 +27,7 @@ var Frameworks = []Framework{
 
 // Load reads a framework's JSON report from dir.
 func Load(dir, slug string) (*report.Report, error) {
-	data, err := os.ReadFile(filepath.Join(dir, slug+".json"))
-	if err != nil {
-		return nil, err
-	}
-	var r report.Report
-	if err := r.UnmarshalJSON(data); err != nil {
-		return nil, fmt.Errorf("%s.json: %w", slug, err)
-	}
-	return &r, nil
+	return report.ReadFile(filepath.Join(dir, slug+".json"))
 }
 
 // Counts are a report's requirement figures; Fail is the framework's
