@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/agentconform/conform/harness/calllog"
@@ -28,18 +27,9 @@ func (s *Scenario) treeCallContexts() error {
 		}
 		switch p := e.Value.(type) {
 		case wire.ModelStreamParams:
-			if !e.Answered() {
-				continue
-			}
-			var r wire.ModelStreamResult
-			if json.Unmarshal(e.Result, &r) != nil {
-				continue
-			}
-			for _, ev := range r.Events {
-				if ev.Type == wire.EventToolCall {
-					k := ev.ID + "\x00" + ev.Name
-					asked[k] = append(asked[k], origin{p.CallContext.SessionID, p.CallContext.TurnID})
-				}
+			for _, ev := range replyCalls(e) {
+				k := ev.ID + "\x00" + ev.Name
+				asked[k] = append(asked[k], origin{p.CallContext.SessionID, p.CallContext.TurnID})
 			}
 		case wire.ToolInvokeParams:
 			invokes = append(invokes, e)

@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -33,15 +32,8 @@ func (s *Scenario) childDenial(profile, rel, tool, decider string) error {
 	var models []calllog.Entry
 	for _, e := range s.saRequests(id, wire.MethodModelStream) {
 		models = append(models, e)
-		if !e.Answered() {
-			continue
-		}
-		var r wire.ModelStreamResult
-		if json.Unmarshal(e.Result, &r) != nil {
-			continue
-		}
-		for _, ev := range r.Events {
-			if ev.Type == wire.EventToolCall && ev.Name == tool {
+		for _, ev := range replyCalls(e) {
+			if ev.Name == tool {
 				asked[ev.ID] = e.Seq
 			}
 		}
