@@ -3,6 +3,7 @@ package pluginconform
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"pgregory.net/rapid"
@@ -146,7 +147,7 @@ func (r *run) invokeInvalid(ctx context.Context, op *toolv1.ToolSchema) {
 	}
 	in, inErr := schemagen.Compile(op.GetName()+"-input", op.GetInputSchema())
 	res := r.property(max(r.opt.Cases/2, 1), func(t *rapid.T) (verdicts, any, string, string) {
-		b := gen.Draw(t, "broken arguments")
+		b := r.drawBroken(t, gen, op)
 		if inErr == nil && in.Validate(b.Args) == nil {
 			return nil, b.Args, b.How, "" // not actually invalid: nothing to judge
 		}
@@ -172,4 +173,18 @@ func (r *run) invokeInvalid(ctx context.Context, op *toolv1.ToolSchema) {
 	res.Record(r.rec, s, fmt.Sprintf("%d calls of %s with invalid arguments", res.Calls, op.GetName()), ids, map[string]string{
 		"PL-18": "no call with invalid arguments ended",
 	}, "PL-19", "PL-20", "PL-21")
+}
+
+// drawBroken draws arguments broken in one place or, one time in four,
+// valid arguments of another operation (a model that mixes its tools up
+// sends those): a plugin that validates a call against the wrong
+// operation's input_schema accepts them. Those valid for op too are
+// skipped by the caller like any other draw that is not invalid.
+func (r *run) drawBroken(t *rapid.T, gen *rapid.Generator[schemagen.Broken], op *toolv1.ToolSchema) schemagen.Broken {
+	others := slices.DeleteFunc(slices.Clone(r.schema.GetTools()), func(o *toolv1.ToolSchema) bool { return o.GetName() == op.GetName() })
+	if len(others) == 0 || rapid.IntRange(0, 3).Draw(t, "another operation's arguments?") != 0 {
+		return gen.Draw(t, "broken arguments")
+	}
+	o := rapid.SampledFrom(others).Draw(t, "other operation")
+	return schemagen.Broken{Args: schemagen.Args(o.GetInputSchema()).Draw(t, "its arguments"), How: fmt.Sprintf("operation %q's valid arguments in their place", o.GetName())}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -13,6 +12,7 @@ import (
 	commonv1 "github.com/agentconform/conform/api/gen/pluggableharness/common/v1"
 	toolv1 "github.com/agentconform/conform/api/gen/pluggableharness/tool/v1"
 	"github.com/agentconform/conform/pluginconform/kit"
+	"github.com/agentconform/conform/pluginconform/launch"
 	"github.com/agentconform/conform/spec"
 )
 
@@ -96,19 +96,8 @@ func (r *run) checkDescribe(ctx context.Context, s *kit.Scenario) {
 		s.Fail(step, r.rpcProblem("Describe", err), "PL-02")
 		return
 	}
-	pr := resp.GetProducer()
-	var bad []string
-	if strings.TrimSpace(pr.GetName()) == "" {
-		bad = append(bad, "no name")
-	}
-	if strings.TrimSpace(pr.GetVersion()) == "" {
-		bad = append(bad, "no version")
-	}
-	if pr.GetCategory() != commonv1.Category_CATEGORY_TOOL {
-		bad = append(bad, fmt.Sprintf("category %s, not CATEGORY_TOOL", pr.GetCategory()))
-	}
-	if len(bad) > 0 {
-		s.Fail(step, "Describe's producer has "+strings.Join(bad, ", "), "PL-02")
+	if bad := launch.IdentityProblems(resp.GetProducer(), commonv1.Category_CATEGORY_TOOL); bad != "" {
+		s.Fail(step, bad, "PL-02")
 		return
 	}
 	s.Pass(step, "PL-02")

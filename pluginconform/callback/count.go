@@ -12,9 +12,10 @@ import (
 )
 
 // Count is one CountTokens answer: the text of the request's blocks,
-// joined, and the count given.
+// the model it named ("" for none) and the count given.
 type Count struct {
 	Blocks []string
+	Model  string
 	Count  int64
 	Exact  bool
 }
@@ -43,7 +44,7 @@ func (s *Server) CountTokens(_ context.Context, req *kernelv1.CountTokensRequest
 	text := strings.Join(blocks, "")
 	c := Count{Blocks: blocks, Count: FallbackCount(text)}
 	if req.ModelRef != nil {
-		c.Count, c.Exact = ExactCount(text), true
+		c.Model, c.Count, c.Exact = req.GetModelRef().GetId(), ExactCount(text), true
 	}
 	s.mu.Lock()
 	s.counts = append(s.counts, c)
@@ -61,6 +62,16 @@ func (s *Server) Counts() []Count {
 // Answered reports whether tokens is a count conform answered for blocks:
 // for all of them in one call, or the sum of calls that each counted one.
 func (s *Server) Answered(blocks []string, tokens int64) bool {
+	return s.AnsweredFor("", blocks, tokens)
+}
+
+// AnsweredFor is Answered counting only the answers to requests that named
+// model, when model is not "". A provider handed a model target must pass
+// it into CountTokens: the count then resolves to that model's tokenizer
+// (context data-types, ContextSection.tokens; memory data-types,
+// RecallRequest.model_target). A count asked without it is the fallback
+// heuristic's, another figure for the same text.
+func (s *Server) AnsweredFor(model string, blocks []string, tokens int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	whole := strings.Join(blocks, "")
@@ -69,6 +80,9 @@ func (s *Server) Answered(blocks []string, tokens int64) bool {
 	}
 	each := map[string][]int64{}
 	for _, c := range s.counts {
+		if model != "" && c.Model != model {
+			continue
+		}
 		joined := strings.Join(c.Blocks, "")
 		if joined == whole && c.Count == tokens {
 			return true

@@ -175,10 +175,14 @@ func (r *run) judgeChain(req *contextv1.ContextRequest, resp *contextv1.ContextC
 		v.SetOnce("CP-12", cond(strings.TrimSpace(s.GetLabel()) == "", fmt.Sprintf("a section of provider %q has no label", name)))
 		v.SetOnce("CP-13", nonText(s))
 		v.SetOnce("CP-17", cond(s.GetStability() == contentv1.Stability_STABILITY_UNSPECIFIED, fmt.Sprintf("section %q carries stability unspecified", s.GetLabel())))
-		if !r.cb.Answered(texts(s), s.GetTokens()) {
-			v.SetOnce("CP-16", fmt.Sprintf("section %q says tokens %d, which no CountTokens answer gave for its content (conform would count %d for it with the model, %d without)", s.GetLabel(), s.GetTokens(), exact(s), fallback(s)))
-		} else {
+		model := req.GetModelTarget().GetId()
+		switch {
+		case r.cb.AnsweredFor(model, texts(s), s.GetTokens()):
 			v.SetOnce("CP-16", "")
+		case r.cb.Answered(texts(s), s.GetTokens()):
+			v.SetOnce("CP-16", fmt.Sprintf("section %q says tokens %d, a CountTokens answer to a request that did not name the model_target %q (conform counts %d for it with that model): the provider did not pass its model into CountTokens", s.GetLabel(), s.GetTokens(), model, exact(s)))
+		default:
+			v.SetOnce("CP-16", fmt.Sprintf("section %q says tokens %d, which no CountTokens answer gave for its content (conform would count %d for it with the model, %d without)", s.GetLabel(), s.GetTokens(), exact(s), fallback(s)))
 		}
 		if r.source != "" {
 			joined := strings.Join(texts(s), "\n")

@@ -3,7 +3,6 @@ package contextprov
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -11,6 +10,7 @@ import (
 	contentv1 "github.com/agentconform/conform/api/gen/pluggableharness/content/v1"
 	contextv1 "github.com/agentconform/conform/api/gen/pluggableharness/context/v1"
 	"github.com/agentconform/conform/pluginconform/kit"
+	"github.com/agentconform/conform/pluginconform/launch"
 	"github.com/agentconform/conform/pluginconform/provkit"
 )
 
@@ -79,19 +79,8 @@ func (r *run) checkDescribe(ctx context.Context, s *kit.Scenario) {
 		s.Fail(step, r.host.Problem("Describe", err), "CP-02")
 		return
 	}
-	pr := resp.GetProducer()
-	var bad []string
-	if strings.TrimSpace(pr.GetName()) == "" {
-		bad = append(bad, "no name")
-	}
-	if strings.TrimSpace(pr.GetVersion()) == "" {
-		bad = append(bad, "no version")
-	}
-	if pr.GetCategory() != commonv1.Category_CATEGORY_CONTEXT {
-		bad = append(bad, fmt.Sprintf("category %s, not CATEGORY_CONTEXT", pr.GetCategory()))
-	}
-	if len(bad) > 0 {
-		s.Fail(step, "Describe's producer has "+strings.Join(bad, ", "), "CP-02")
+	if bad := launch.IdentityProblems(resp.GetProducer(), commonv1.Category_CATEGORY_CONTEXT); bad != "" {
+		s.Fail(step, bad, "CP-02")
 		return
 	}
 	s.Pass(step, "CP-02")

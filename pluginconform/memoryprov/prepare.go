@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"strings"
 
 	"google.golang.org/protobuf/types/known/structpb"
 
 	commonv1 "github.com/agentconform/conform/api/gen/pluggableharness/common/v1"
 	memoryv1 "github.com/agentconform/conform/api/gen/pluggableharness/memory/v1"
 	"github.com/agentconform/conform/pluginconform/kit"
+	"github.com/agentconform/conform/pluginconform/launch"
 	"github.com/agentconform/conform/pluginconform/provkit"
 )
 
@@ -60,18 +60,7 @@ func (r *run) checkDescribe(ctx context.Context, s *kit.Scenario) {
 		s.Fail(step, r.host.Problem("Describe", err), "MM-02")
 		return
 	}
-	pr := resp.GetProducer()
-	var bad []string
-	if strings.TrimSpace(pr.GetName()) == "" {
-		bad = append(bad, "no name")
-	}
-	if strings.TrimSpace(pr.GetVersion()) == "" {
-		bad = append(bad, "no version")
-	}
-	if pr.GetCategory() != commonv1.Category_CATEGORY_MEMORY {
-		bad = append(bad, fmt.Sprintf("category %s, not CATEGORY_MEMORY", pr.GetCategory()))
-	}
-	s.Check(step, cond(len(bad) > 0, "Describe's producer has "+strings.Join(bad, ", ")), "MM-02")
+	s.Check(step, launch.IdentityProblems(resp.GetProducer(), commonv1.Category_CATEGORY_MEMORY), "MM-02")
 }
 
 func (r *run) checkDeclarations() {

@@ -103,7 +103,7 @@ func (r *run) checkList(ctx context.Context) {
 	v := kit.Verdicts{}
 	for _, rec := range all {
 		count[rec.GetId()]++
-		r.judgeRecord("ListRecords", rec, v)
+		r.judgeRecord("ListRecords", "", rec, v)
 	}
 	var problems []string
 	if bad != "" {
@@ -253,7 +253,7 @@ func (r *run) checkRecall(ctx context.Context) {
 			var sum int64
 			for _, rec := range resp.GetRecords() {
 				sum += rec.GetTokens()
-				r.judgeRecord("Recall", rec, v)
+				r.judgeRecord("Recall", q.GetModelTarget().GetId(), rec, v)
 				if filtered && (rec.GetType() != q.TypeFilter[0] || rec.GetScope() != q.ScopeFilter[0]) {
 					v.SetOnce("MM-24", fmt.Sprintf("Recall filtered to %s/%s answered %q of %s/%s", q.TypeFilter[0], q.ScopeFilter[0], rec.GetId(), rec.GetType(), rec.GetScope()))
 				}

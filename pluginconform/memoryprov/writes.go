@@ -288,19 +288,26 @@ func (r *run) judgeGet(ctx context.Context, id string, q *memoryv1.RecordRequest
 		bad = append(bad, fmt.Sprintf("content %q", kit.Clip(joined(rec.GetContent()), 120)))
 	}
 	v["MM-13"] = cond(len(bad) > 0, "GetRecord answered "+strings.Join(bad, ", ")+", not what was recorded")
-	r.judgeRecord("GetRecord", rec, v)
+	r.judgeRecord("GetRecord", "", rec, v)
 	v["MM-29"] = cond(rec.RelevanceScore != nil, fmt.Sprintf("GetRecord's answer carries relevance_score %v (set only on Recall and ListRecords)", rec.GetRelevanceScore()))
 	return rec, true
 }
 
 // judgeRecord applies what every answered record must keep: a supported
-// type and scope (MM-27), tokens from CountTokens (MM-26), status pending
-// only under ratification (MM-32), relevance in [0, 1] (MM-28).
-func (r *run) judgeRecord(where string, rec *memoryv1.MemoryRecord, v kit.Verdicts) {
+// type and scope (MM-27), tokens from CountTokens (MM-26) asked for model
+// when the request named one (Recall's model_target; "" for none), status
+// pending only under ratification (MM-32), relevance in [0, 1] (MM-28).
+func (r *run) judgeRecord(where, model string, rec *memoryv1.MemoryRecord, v kit.Verdicts) {
 	v.SetOnce("MM-27", cond(!slices.Contains(r.caps.GetSupportedTypes(), rec.GetType()) || !slices.Contains(r.caps.GetSupportedScopes(), rec.GetScope()),
 		fmt.Sprintf("%s answered record %q of type %s and scope %s", where, rec.GetId(), rec.GetType(), rec.GetScope())))
-	v.SetOnce("MM-26", cond(!r.cb.Answered(textOf(rec.GetContent()), rec.GetTokens()),
-		fmt.Sprintf("%s answered record %q with tokens %d, which no CountTokens answer gave for its content", where, rec.GetId(), rec.GetTokens())))
+	switch text := textOf(rec.GetContent()); {
+	case r.cb.AnsweredFor(model, text, rec.GetTokens()):
+		v.SetOnce("MM-26", "")
+	case r.cb.Answered(text, rec.GetTokens()):
+		v.SetOnce("MM-26", fmt.Sprintf("%s answered record %q with tokens %d, a CountTokens answer to a request that did not name the model_target %q: the provider did not pass its model into CountTokens", where, rec.GetId(), rec.GetTokens(), model))
+	default:
+		v.SetOnce("MM-26", fmt.Sprintf("%s answered record %q with tokens %d, which no CountTokens answer gave for its content", where, rec.GetId(), rec.GetTokens()))
+	}
 	if rec.GetStatus() == memoryv1.RecordStatus_RECORD_STATUS_PENDING && !r.caps.GetRatificationSupported() {
 		v.SetOnce("MM-32", fmt.Sprintf("%s answered record %q with status pending, but the plugin declares ratification_supported false", where, rec.GetId()))
 	}

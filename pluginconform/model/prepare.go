@@ -16,6 +16,7 @@ import (
 	modelv1 "github.com/agentconform/conform/api/gen/pluggableharness/model/v1"
 	"github.com/agentconform/conform/pluginconform/category"
 	"github.com/agentconform/conform/pluginconform/kit"
+	"github.com/agentconform/conform/pluginconform/launch"
 	"github.com/agentconform/conform/spec"
 )
 
@@ -98,18 +99,7 @@ func (r *run) checkDescribe(ctx context.Context, s *kit.Scenario) {
 		s.Fail("Describe answers", r.problem("Describe", err), "MP-02")
 		return
 	}
-	p := resp.GetProducer()
-	var bad []string
-	if strings.TrimSpace(p.GetName()) == "" {
-		bad = append(bad, "no name")
-	}
-	if strings.TrimSpace(p.GetVersion()) == "" {
-		bad = append(bad, "no version")
-	}
-	if p.GetCategory() != commonv1.Category_CATEGORY_MODEL {
-		bad = append(bad, "category "+p.GetCategory().String()+", not CATEGORY_MODEL")
-	}
-	s.Check("Describe names the plugin, its version and the model category", strings.Join(bad, "; "), "MP-02")
+	s.Check("Describe names the plugin, its version, the model category and the handshake's protocol version", launch.IdentityProblems(resp.GetProducer(), commonv1.Category_CATEGORY_MODEL), "MP-02")
 }
 
 // describe is the plugin's identity for the report, nil when unknown.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -62,7 +63,11 @@ func (r *run) textProperty(ctx context.Context, m *modelv1.ModelSpec) {
 		shown := map[string]any{"text": text}
 		params := &modelv1.GenerationParams{}
 		if rapid.Bool().Draw(t, "stop") {
-			params.StopSequences = []string{rapid.SampledFrom(append(words, "zulu")).Draw(t, "stop_sequence")}
+			// Several, so that which one cuts first is judged too: a
+			// provider that only looks for the first, or lets a later
+			// match win over one at the very start, leaves a stop
+			// sequence in the text.
+			params.StopSequences = rapid.SliceOfNDistinct(rapid.SampledFrom(append(slices.Clip(words), "zulu")), 1, 3, rapid.ID[string]).Draw(t, "stop_sequences")
 			shown["stop_sequences"] = params.StopSequences
 		}
 		if rapid.IntRange(0, 3).Draw(t, "limit?") == 0 {
@@ -149,29 +154,60 @@ func (r *run) checkContent(ctx context.Context, m *modelv1.ModelSpec) {
 		{"MP-21", "an image", m.GetSupportsVision(), &contentv1.ContentBlock{Block: &contentv1.ContentBlock_Image{Image: &contentv1.ImageBlock{Data: png, MediaType: "image/png"}}}},
 		{"MP-22", "a document", m.GetSupportsDocuments(), &contentv1.ContentBlock{Block: &contentv1.ContentBlock_Document{Document: &contentv1.DocumentBlock{Data: pdf, MediaType: "application/pdf", Filename: proto.String("note.pdf")}}}},
 	} {
-		msg := userText("What does this show?")
-		msg.Content = append(msg.Content, c.block)
-		step := fmt.Sprintf("%s sent to %s", c.kind, m.GetId())
-		o, ok := r.ask(ctx, s, m, step, request(m, msg), 0)
-		if !ok {
-			return
-		}
-		me := o.modelErr()
-		switch {
-		case c.supported:
-			s.Check(step+" (declared supported) is answered", failure(o), c.id)
-		case me == nil && o.stop() != nil:
-			s.Fail(step+" (declared unsupported) is refused with invalid_request", "it was answered with a stop: the block was silently dropped", c.id)
-		case me == nil:
-			s.Fail(step+" (declared unsupported) is refused with invalid_request", failure(o)+", with no ModelError", c.id)
-		default:
-			msg := ""
-			if me.GetCategory() != modelv1.ModelErrorCategory_MODEL_ERROR_CATEGORY_INVALID_REQUEST {
-				msg = "it was refused with " + me.GetCategory().String() + ", not invalid_request"
+		// The block opens the conversation, then sits in a later message
+		// after a text exchange: a provider that looks at the first
+		// message only would pass the one and drop the block in the other.
+		for _, at := range contentPlacements(c.block) {
+			step := fmt.Sprintf("%s %s, sent to %s", c.kind, at.where, m.GetId())
+			if !r.judgeContent(ctx, s, m, step, c.id, c.supported, request(m, at.msgs...)) {
+				return
 			}
-			s.Check(step+" (declared unsupported) is refused with invalid_request", msg, c.id)
 		}
 	}
+}
+
+type placement struct {
+	where string
+	msgs  []*contentv1.Message
+}
+
+// contentPlacements are the conversations a content block is sent in.
+func contentPlacements(block *contentv1.ContentBlock) []placement {
+	first := userText("What does this show?")
+	first.Content = append(first.Content, block)
+	later := userText("And what does this one show?")
+	later.Content = append(later.Content, block)
+	return []placement{
+		{"in the first message", []*contentv1.Message{first}},
+		{"in the third message, after a text exchange", []*contentv1.Message{
+			userText("Here are two attachments."), assistantText("Send them."), later}},
+	}
+}
+
+// judgeContent sends req and judges the answer to the block it carries:
+// answered where supported, refused with invalid_request where not. It is
+// false when the plugin could not be asked.
+func (r *run) judgeContent(ctx context.Context, s *kit.Scenario, m *modelv1.ModelSpec, step, id string, supported bool, req *modelv1.StreamCompletionRequest) bool {
+	o, ok := r.ask(ctx, s, m, step, req, 0)
+	if !ok {
+		return false
+	}
+	me := o.modelErr()
+	switch {
+	case supported:
+		s.Check(step+" (declared supported) is answered", failure(o), id)
+	case me == nil && o.stop() != nil:
+		s.Fail(step+" (declared unsupported) is refused with invalid_request", "it was answered with a stop: the block was silently dropped", id)
+	case me == nil:
+		s.Fail(step+" (declared unsupported) is refused with invalid_request", failure(o)+", with no ModelError", id)
+	default:
+		msg := ""
+		if me.GetCategory() != modelv1.ModelErrorCategory_MODEL_ERROR_CATEGORY_INVALID_REQUEST {
+			msg = "it was refused with " + me.GetCategory().String() + ", not invalid_request"
+		}
+		s.Check(step+" (declared unsupported) is refused with invalid_request", msg, id)
+	}
+	return true
 }
 
 // checkTools asks for a tool call and sends a tool_use/tool_result round

@@ -179,7 +179,7 @@ func (r *run) checkCaching(ctx context.Context, m *modelv1.ModelSpec) {
 		s.Errorf("%s", reason)
 		return
 	}
-	assistant := &contentv1.Message{Role: contentv1.Role_ROLE_ASSISTANT, Content: []*contentv1.ContentBlock{textBlock("alpha")}}
+	assistant := assistantText("alpha")
 	req := request(m, userText("Say alpha."), assistant, userText("Now say bravo."))
 	req.AssembledContext = []*contentv1.ContextSection{section("The project is called " + strings.Repeat("alpha ", 20) + ".")}
 	req.CacheBreakpoints = []*modelv1.CacheBreakpoint{

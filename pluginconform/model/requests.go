@@ -20,6 +20,10 @@ func userText(text string) *contentv1.Message {
 	return &contentv1.Message{Role: contentv1.Role_ROLE_USER, Id: "msg-user", Content: []*contentv1.ContentBlock{textBlock(text)}}
 }
 
+func assistantText(text string) *contentv1.Message {
+	return &contentv1.Message{Role: contentv1.Role_ROLE_ASSISTANT, Content: []*contentv1.ContentBlock{textBlock(text)}}
+}
+
 func textBlock(text string) *contentv1.ContentBlock {
 	return &contentv1.ContentBlock{Block: &contentv1.ContentBlock_Text{Text: &contentv1.TextBlock{Text: text}}}
 }

@@ -101,3 +101,31 @@ func TestValidateSaysWhere(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// An array is broken in any of its elements, not only the first: a plugin
+// that validates the first element only must meet a broken later one.
+func TestInvalidBreaksLaterArrayElements(t *testing.T) {
+	words := &schemav1.Schema{Type: schemav1.SchemaType_SCHEMA_TYPE_ARRAY, Description: "words",
+		Items: &schemav1.Schema{Type: schemav1.SchemaType_SCHEMA_TYPE_STRING, Description: "a word"}}
+	s := &schemav1.Schema{Type: schemav1.SchemaType_SCHEMA_TYPE_OBJECT, Properties: map[string]*schemav1.Schema{"words": words}, Required: []string{"words"}}
+	gen, ok := Invalid(s)
+	if !ok {
+		t.Fatal("an object with a required array has nothing to break")
+	}
+	later := 0
+	for i := range 300 {
+		b := gen.Example(i)
+		arr, isArr := b.Args["words"].([]any)
+		if !isArr || !strings.HasPrefix(b.How, "element ") {
+			continue
+		}
+		for j, e := range arr {
+			if _, str := e.(string); !str && j > 0 {
+				later++
+			}
+		}
+	}
+	if later == 0 {
+		t.Fatal("no draw of 300 broke an element past the first")
+	}
+}

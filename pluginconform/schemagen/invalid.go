@@ -18,7 +18,8 @@ type Broken struct {
 
 // Invalid generates argument objects for s (an object schema) that break
 // it in exactly one place: a required property left out, a value of the
-// wrong JSON type, or a string outside its enum. ok is false when s leaves
+// wrong JSON type (the whole value, or one element of an array), or a
+// string outside its enum. ok is false when s leaves
 // nothing to break (an object with no properties and nothing required).
 func Invalid(s *schemav1.Schema) (gen *rapid.Generator[Broken], ok bool) {
 	if len(sites(s)) == 0 {
@@ -36,7 +37,7 @@ func Invalid(s *schemav1.Schema) (gen *rapid.Generator[Broken], ok bool) {
 // site is one place a value can be broken: a top-level property of the
 // object (nested objects are reached through their parent's property).
 type site struct {
-	kind     string // "missing", "type", "enum"
+	kind     string // "missing", "type", "item", "enum"
 	property string
 	schema   *schemav1.Schema
 }
@@ -52,6 +53,9 @@ func sites(s *schemav1.Schema) []site {
 			continue // an untyped property accepts every value
 		}
 		out = append(out, site{kind: "type", property: name, schema: p})
+		if p.GetType() == schemav1.SchemaType_SCHEMA_TYPE_ARRAY && jsonType(p.GetItems().GetType()) != "" {
+			out = append(out, site{kind: "item", property: name, schema: p})
+		}
 		if p.GetType() == schemav1.SchemaType_SCHEMA_TYPE_STRING && len(p.GetEnumValues()) > 0 {
 			out = append(out, site{kind: "enum", property: name, schema: p})
 		}
@@ -64,6 +68,20 @@ func (st site) apply(t *rapid.T, args map[string]any) string {
 	case "missing":
 		delete(args, st.property)
 		return fmt.Sprintf("required property %q left out", st.property)
+	case "item":
+		// Valid elements around one of the wrong type, anywhere in the
+		// array: a plugin that checks the first element only accepts it.
+		items := st.schema.GetItems()
+		n := rapid.IntRange(1, maxArray).Draw(t, "elements")
+		at := rapid.IntRange(0, n-1).Draw(t, "broken element")
+		arr := make([]any, n)
+		for i := range arr {
+			arr[i] = value(t, items, 1)
+		}
+		want := jsonType(items.GetType())
+		arr[at] = wrongType(t, want)
+		args[st.property] = arr
+		return fmt.Sprintf("element %d of property %q is %s, not %s", at, st.property, typeName(arr[at]), strings.TrimSpace(want))
 	case "enum":
 		v := rapid.StringN(0, maxString, -1).Filter(func(s string) bool {
 			for _, e := range st.schema.GetEnumValues() {
