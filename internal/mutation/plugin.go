@@ -192,7 +192,13 @@ func RunPlugins(ctx context.Context, cfg Config, units []PluginUnit) (*Report, e
 			}
 			ran = true
 			c := cfg
-			c.Target, c.Packages, c.PerScenario, c.Carry = u.Main, dirs, false, Carry{}
+			c.Target, c.Packages, c.PerScenario = u.Main, dirs, false
+			// An earlier campaign's verdicts are carried into the first
+			// pass only: a later pass judges what is still alive, and a
+			// carried kill already ended that mutant's passes.
+			if round > 0 {
+				c.Carry = Carry{}
+			}
 			// Past the first pass only the survivors so far are judged
 			// (a subset of -only's mutants when it was given).
 			c.Only = cfg.Only
