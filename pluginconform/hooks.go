@@ -66,8 +66,8 @@ func (r *run) dispatchProperty(ctx context.Context, p commonv1.HookPoint, m hook
 		return
 	}
 	gen := hookgen.Payload(p)
-	var slow string
-	errorsSeen := 0
+	var slow, firstError string
+	errorsSeen, answered := 0, 0
 	res := r.property(r.opt.HookCases, func(t *rapid.T) (verdicts, any, string, string) {
 		if slow != "" {
 			return nil, nil, "", ""
@@ -84,6 +84,7 @@ func (r *run) dispatchProperty(ctx context.Context, p commonv1.HookPoint, m hook
 		v := verdicts{}
 		switch {
 		case err == nil:
+			answered++
 			v["PL-30"] = ""
 		case errors.Is(c.Err(), context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded:
 			if d := r.died(err); d != "" {
@@ -98,6 +99,7 @@ func (r *run) dispatchProperty(ctx context.Context, p commonv1.HookPoint, m hook
 			}
 			errorsSeen++
 			if errorsSeen == 1 {
+				firstError = statusText(err)
 				s.Observe("PL-27", fmt.Sprintf("the subscriber answered %s with an error: %s (an error is a subscriber failure the kernel handles by mode, not a wrong shape)", name, statusText(err)))
 			}
 			return v, shown, "", ""
@@ -110,6 +112,12 @@ func (r *run) dispatchProperty(ctx context.Context, p commonv1.HookPoint, m hook
 	}
 	if slow != "" {
 		res.Failed["PL-30"] = found{Msg: slow}
+	}
+	// An error now and then is a subscriber failure the kernel handles by
+	// mode; an error to every generated dispatch of a point the plugin
+	// declares is a subscriber that never answers it with an outcome.
+	if answered == 0 && errorsSeen > 0 && slow == "" && res.Stopped == "" {
+		res.Failed["PL-27"] = found{Msg: fmt.Sprintf("the subscriber answered every one of %d dispatches of %s with an error (the first: %s): it declares the point but never answers it with an outcome", errorsSeen, name, firstError)}
 	}
 	unreached := map[string]string{
 		"PL-27": "every dispatch was answered with an error",

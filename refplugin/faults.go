@@ -43,6 +43,7 @@ type Faults struct {
 
 	// Hooks.
 	HookWrongShape     bool // observe is answered with a veto (PL-27)
+	HookRefusesAll     bool // every dispatch is answered InvalidArgument (PL-27)
 	TransformImmutable bool // transform at session-start changes session_id (PL-28)
 	VetoUnspecified    bool // veto at plan-ready answers UNSPECIFIED (PL-29)
 	HookSlow           bool // session-end answers after 30 s (PL-30)

@@ -30,7 +30,7 @@ func registerHooks(s *grpc.Server, f Faults) {
 // DispatchHook answers one firing in the shape its mode asks for.
 func (h *hooks) DispatchHook(ctx context.Context, req *hookv1.DispatchHookRequest) (*hookv1.DispatchHookResponse, error) {
 	payload := req.GetPayload()
-	if payload.GetPayload() == nil {
+	if payload.GetPayload() == nil || h.faults.HookRefusesAll {
 		return nil, status.Error(codes.InvalidArgument, "no payload")
 	}
 	if payload.GetSessionStart() != nil && req.GetMode() == hookv1.HookMode_HOOK_MODE_OBSERVE {

@@ -114,7 +114,10 @@ func (res PropResult) Record(rec *Recorder, s *Scenario, what string, ids []stri
 		}
 		step := what + " (" + id + ")"
 		if f, ok := res.Failed[id]; ok {
-			msg := f.Msg + "; shrunk input: " + Clip(JSONText(f.Input), 400)
+			msg := f.Msg
+			if f.Input != nil { // nil: a finding over every case, not one input
+				msg += "; shrunk input: " + Clip(JSONText(f.Input), 400)
+			}
 			if f.Note != "" {
 				msg += " (" + f.Note + ")"
 			}

@@ -46,6 +46,7 @@ var All = []Mutant{
 	{Name: "preview-writes", Faults: refplugin.Faults{PreviewWrites: true}, Kills: []string{"PL-25"}},
 	{Name: "render-fails", Faults: refplugin.Faults{RenderFails: true}, Kills: []string{"PL-26"}},
 	{Name: "hook-wrong-shape", Faults: refplugin.Faults{HookWrongShape: true}, Kills: []string{"PL-27"}},
+	{Name: "hook-refuses-all", Faults: refplugin.Faults{HookRefusesAll: true}, Kills: []string{"PL-27"}},
 	{Name: "transform-changes-immutable", Faults: refplugin.Faults{TransformImmutable: true}, Kills: []string{"PL-28"}},
 	{Name: "veto-unspecified", Faults: refplugin.Faults{VetoUnspecified: true}, Kills: []string{"PL-29"}},
 	{Name: "hook-slow", Faults: refplugin.Faults{HookSlow: true}, Kills: []string{"PL-30"}},
