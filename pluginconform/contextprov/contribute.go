@@ -16,7 +16,7 @@ import (
 )
 
 // chainRules are the requirements a generated Contribute judges.
-var chainRules = []string{"CP-09", "CP-10", "CP-11", "CP-12", "CP-13", "CP-14", "CP-15", "CP-16", "CP-17", "CP-18", "CP-19", "CP-20", "CP-21"}
+var chainRules = []string{"CP-09", "CP-10", "CP-11", "CP-12", "CP-13", "CP-14", "CP-15", "CP-16", "CP-17", "CP-18", "CP-19", "CP-20", "CP-21", "CP-32"}
 
 // checkContribute runs Contribute on generated requests.
 func (r *run) checkContribute(ctx context.Context) {
@@ -38,6 +38,10 @@ func (r *run) checkContribute(ctx context.Context) {
 		"CP-15": "no request with a budget below the declared default was answered",
 		"CP-18": "the plugin declares stability dynamic",
 		"CP-19": "conform did not choose the source the plugin reads (the configuration names it, or no source attribute was found)",
+		"CP-32": "no section the plugin added under a budget below its default was a strict prefix of the one it added under that label with a far larger budget",
+	}
+	if r.caps.GetStability() != contentv1.Stability_STABILITY_STATIC {
+		unreached["CP-32"] = "the plugin declares stability dynamic, so its sections of two calls cannot be compared"
 	}
 	if compactor {
 		for _, id := range []string{"CP-09", "CP-10", "CP-14", "CP-20"} {
@@ -103,8 +107,44 @@ func (r *run) contributeCase(ctx context.Context, d drawn) (kit.Verdicts, string
 				v["CP-18"] = fmt.Sprintf("the plugin declares stability static, but a second firing of the same session with the same files_touched contributed different sections (%s, then %s)", sectionNames(a), sectionNames(b))
 			}
 		}
+		if d.pressure {
+			if b := r.judgeTruncated(ctx, d.req, resp, v); b != "" {
+				return nil, b
+			}
+		}
 	}
 	return v, ""
+}
+
+// judgeTruncated asks a static provider's firing again with a far larger
+// budget: a section it added under the small budget whose text is a
+// strict prefix of the one it adds under the same label there was cut
+// down to fit, and must say truncated (CP-32). A section that differs
+// otherwise (summarized, selected) is no verdict. It returns why the
+// plugin gave no answer at all, or "".
+func (r *run) judgeTruncated(ctx context.Context, req *contextv1.ContextRequest, resp *contextv1.ContextContribution, v kit.Verdicts) string {
+	wide := proto.Clone(req).(*contextv1.ContextRequest)
+	wide.TurnId, wide.TokenBudget = turnID(int(req.GetTokenBudget()%1000)+5000, 3), 16*r.budget()
+	full, err := r.contribute(ctx, wide)
+	if b := r.host.Broken("Contribute", err); b != "" {
+		return b
+	}
+	if err != nil {
+		return "" // CP-15 judges a refusal under pressure; a wider budget refused says nothing here
+	}
+	whole := map[string]string{}
+	for _, s := range r.own(wide, full) {
+		whole[s.GetLabel()] = strings.Join(texts(s), "")
+	}
+	for _, s := range r.own(req, resp) {
+		cut := strings.Join(texts(s), "")
+		w, ok := whole[s.GetLabel()]
+		if !ok || cut == w || !strings.HasPrefix(w, cut) {
+			continue
+		}
+		v.SetOnce("CP-32", cond(!s.GetTruncated(), fmt.Sprintf("section %q holds the first %d of the %d bytes it holds under token_budget %d: it was cut down to fit token_budget %d, but says truncated false", s.GetLabel(), len(cut), len(w), wide.GetTokenBudget(), req.GetTokenBudget())))
+	}
+	return ""
 }
 
 // own are the sections of resp that belong to no provider of the prior

@@ -5,7 +5,7 @@
 // (CountTokens answers are recorded, so a section's tokens can be traced
 // to one). It is the engine of `conform plugin --category context` and
 // gives a verdict on every row of the context-provider profile, CP-01..
-// CP-31 in spec/requirements.json, through the kernel suite's report
+// CP-32 in spec/requirements.json, through the kernel suite's report
 // model.
 //
 // A run goes: launch, Describe and GetCapabilities three times (CP-01,
@@ -17,8 +17,11 @@
 // on generated requests (rapid; a failure is shrunk): prior sections of
 // other providers, budgets at, below and far below the declared default,
 // files_touched, conversation history for a compactor only, each asked
-// twice per session (CP-09..CP-18, CP-20..CP-23); malformed requests and
-// a source removed after Configure (CP-27); Render (CP-30); and over all
+// twice per session (CP-09..CP-18, CP-20..CP-23), and a static
+// provider's answers under a small budget again under a far larger one
+// (CP-32: a section cut down to fit says truncated); malformed requests
+// and a source removed after Configure (CP-27); Render of a section and
+// of two payloads the plugin never emitted (CP-30); and over all
 // of it the error taxonomy (CP-24..CP-26) and the secret watch (CP-28).
 //
 // What the context documents oblige the kernel to do is not a plugin row:

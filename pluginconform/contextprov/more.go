@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	contentv1 "github.com/agentconform/conform/api/gen/pluggableharness/content/v1"
@@ -190,7 +192,8 @@ func categoryText(err error) string {
 	return ce.GetCategory().String() + " (" + provkit.StatusText(err) + ")"
 }
 
-// checkRender renders what the plugin emitted, or one of its sections
+// checkRender renders what the plugin emitted, or one of its sections,
+// then two payloads it never emitted, which it must answer without dying
 // (CP-30, MAY).
 func (r *run) checkRender(ctx context.Context) {
 	s := r.c.Scenario("context/render", "Render", "CP-30")
@@ -227,13 +230,39 @@ func (r *run) checkRender(ctx context.Context) {
 	default:
 		s.Pass("Render answers a render tree", "CP-30")
 	}
-	// A payload the plugin never emitted: any answer is its own business,
-	// but a refusal must keep the taxonomy (CP-24..CP-26).
-	c2, cancel2 := r.host.Call(ctx)
-	defer cancel2()
-	bogus, err := r.client().Render(c2, &contextv1.RenderRequest{Payload: []byte{0xff, 0xff, 0xff, 0x01}, SchemaVersion: version})
-	r.secrets.SeeMsg("a Render answer", bogus)
-	r.seen("Render", err)
+	// Payloads the plugin never emitted: any answer is its own business,
+	// and a refusal must keep the taxonomy (CP-24..CP-26), but Render
+	// must answer. An empty section is zero bytes on the wire, so a
+	// provider that tells "no section" from a decoding error meets both.
+	for _, f := range []struct {
+		what    string
+		payload []byte
+	}{
+		{"bytes that decode to no section", []byte{0xff, 0xff, 0xff, 0x01}},
+		{"an empty section (zero bytes)", []byte{}},
+	} {
+		if reason := r.relaunch(ctx); reason != "" {
+			s.Errorf("%s", reason)
+			return
+		}
+		resp, err := r.render(ctx, &contextv1.RenderRequest{Payload: f.payload, SchemaVersion: version})
+		r.secrets.SeeMsg("a Render answer", resp)
+		r.seen("Render", err)
+		switch b := r.host.Broken("Render", err); {
+		case b == "":
+		case status.Code(err) == codes.DeadlineExceeded:
+			// A hang is the call timeout's word, never a verdict.
+			s.Errorf("Render of %s: %s", f.what, b)
+		default:
+			s.Fail("Render answers a payload it did not emit (a tree or an error)", "Render of "+f.what+" got no answer: "+b, "CP-30")
+		}
+	}
+}
+
+func (r *run) render(ctx context.Context, req *contextv1.RenderRequest) (*contextv1.RenderResponse, error) {
+	c, cancel := r.host.Call(ctx)
+	defer cancel()
+	return r.client().Render(c, req)
 }
 
 // checkSecrets gives CP-28 its verdict from the watch.

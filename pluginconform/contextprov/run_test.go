@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	contextv1 "github.com/agentconform/conform/api/gen/pluggableharness/context/v1"
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/internal/testrace"
 	"github.com/agentconform/conform/pluginconform/category"
@@ -33,6 +34,8 @@ func TestMain(m *testing.M) {
 			refcontext.Serve(refcontext.Faults{HangContribute: true})
 		case "flood":
 			refcontext.Serve(refcontext.Faults{FloodStderr: true})
+		case "render-crash":
+			refcontext.ServeWith(refcontext.Faults{}, func(p *refcontext.Provider) contextv1.ContextServiceServer { return renderCrash{p} })
 		case "tool":
 			refplugin.Serve(refplugin.Faults{})
 		case "garbage":
@@ -131,5 +134,37 @@ func TestBadInput(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(rep.Warnings, "\n"), "flooded its stderr") {
 		t.Errorf("the report does not name the flood: %q", rep.Warnings)
+	}
+}
+
+// renderCrash is the reference but for Render of an empty payload, which
+// kills the plugin (as a Render calling Error on a nil error would).
+type renderCrash struct{ *refcontext.Provider }
+
+func (r renderCrash) Render(ctx context.Context, req *contextv1.RenderRequest) (*contextv1.RenderResponse, error) {
+	if len(req.GetPayload()) == 0 {
+		panic("render-crash: an empty payload")
+	}
+	return r.Provider.Render(ctx, req)
+}
+
+// TestRenderCrash: a plugin that dies on Render of a payload it never
+// emitted (an empty section) fails CP-30, naming the payload, and nothing
+// else; the reference answers it (TestReference).
+func TestRenderCrash(t *testing.T) {
+	testrace.SkipUnderRace(t)
+	rep, _, err := Run(context.Background(), options("render-crash"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range rep.Requirements {
+		switch {
+		case q.ID == "CP-30":
+			if q.Status != report.Fail || !strings.Contains(q.Reason, "an empty section") {
+				t.Errorf("CP-30 is %s (%s), want a fail naming the empty section", q.Status, q.Reason)
+			}
+		case q.Status == report.Fail || q.Status == report.Error:
+			t.Errorf("collateral: %s is %s: %s", q.ID, q.Status, q.Reason)
+		}
 	}
 }

@@ -20,7 +20,8 @@ var codeOf = map[contextv1.ContextErrorCategory]codes.Code{
 }
 
 // checkTaxonomy judges every error the plugin answered: a ContextError
-// with a category and a message (CP-24), on its category's code (CP-25),
+// with a category and a message, not retryable when invalid_request
+// (CP-24), on its category's code (CP-25),
 // unknown with its raw message (CP-26). Unimplemented is not judged: it
 // says an optional method is not served.
 func (r *run) checkTaxonomy() {
@@ -40,6 +41,10 @@ func (r *run) checkTaxonomy() {
 			fails["CP-24"] = append(fails["CP-24"], e.where+" answered a ContextError of category unspecified")
 		case ce.GetCategory() != contextv1.ContextErrorCategory_CONTEXT_ERROR_CATEGORY_UNKNOWN && strings.TrimSpace(ce.GetMessage()) == "":
 			fails["CP-24"] = append(fails["CP-24"], fmt.Sprintf("%s answered a ContextError of category %s with no message", e.where, ce.GetCategory()))
+		case ce.GetCategory() == contextv1.ContextErrorCategory_CONTEXT_ERROR_CATEGORY_INVALID_REQUEST && ce.GetRetryable():
+			// retryable says the kernel may retry the call; a malformed
+			// request MUST NOT be retried as-is.
+			fails["CP-24"] = append(fails["CP-24"], e.where+" answered an invalid_request ContextError marked retryable, though a malformed request must not be retried as-is")
 		default:
 			held["CP-24"]++
 		}

@@ -26,12 +26,14 @@ type Faults struct {
 	RewritesHistory       bool // CP-20
 	CompactorOverBudget   bool // CP-21 (with Compactor)
 	NoErrorDetail         bool // CP-24
+	AllRetryable          bool // CP-24 (an invalid_request says retryable)
 	CodeUnknown           bool // CP-25
 	UnknownNoMessage      bool // CP-26
 	MalformedAsUnknown    bool // CP-27
 	SecretInError         bool // CP-28
 	SecretInStderr        bool // CP-28
 	RenderFails           bool // CP-30
+	TruncatedUnmarked     bool // CP-32 (truncated says the opposite)
 
 	// Bad input for conform's own tests: a plugin that hangs in
 	// Contribute, and one that floods its stderr.

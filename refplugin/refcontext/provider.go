@@ -137,7 +137,7 @@ func (p *Provider) fail(c codes.Code, cat contextv1.ContextErrorCategory, msg st
 	if p.f.NoErrorDetail {
 		return refkit.Plain(c, msg)
 	}
-	return refkit.Status(c, msg, &contextv1.ContextError{Category: cat, Message: msg, Retryable: cat == contextv1.ContextErrorCategory_CONTEXT_ERROR_CATEGORY_SOURCE_UNAVAILABLE})
+	return refkit.Status(c, msg, &contextv1.ContextError{Category: cat, Message: msg, Retryable: cat == contextv1.ContextErrorCategory_CONTEXT_ERROR_CATEGORY_SOURCE_UNAVAILABLE || p.f.AllRetryable})
 }
 
 var (
@@ -265,7 +265,7 @@ func (p *Provider) section(ctx context.Context, model, label, text string, left 
 		}
 		text, tokens, truncated = fit, n, fit != text
 	}
-	sec := &contentv1.ContextSection{Provider: Name, Label: label, Content: []*contentv1.ContentBlock{refkit.Text(text)}, Tokens: tokens, Stability: contentv1.Stability_STABILITY_STATIC, Truncated: truncated}
+	sec := &contentv1.ContextSection{Provider: Name, Label: label, Content: []*contentv1.ContentBlock{refkit.Text(text)}, Tokens: tokens, Stability: contentv1.Stability_STABILITY_STATIC, Truncated: truncated != p.f.TruncatedUnmarked}
 	if p.f.NoProviderName {
 		sec.Provider = ""
 	}

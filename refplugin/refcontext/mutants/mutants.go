@@ -42,12 +42,14 @@ var All = []Mutant{
 	{Name: "rewrites-history", Faults: F{RewritesHistory: true}, Kills: []string{"CP-20"}},
 	{Name: "compactor-over-budget", Faults: F{Compactor: true, CompactorOverBudget: true}, Kills: []string{"CP-21"}},
 	{Name: "no-error-detail", Faults: F{NoErrorDetail: true}, Kills: []string{"CP-24"}},
+	{Name: "invalid-request-retryable", Faults: F{AllRetryable: true}, Kills: []string{"CP-24"}},
 	{Name: "code-unknown", Faults: F{CodeUnknown: true}, Kills: []string{"CP-25"}},
 	{Name: "unknown-no-message", Faults: F{UnknownNoMessage: true}, Kills: []string{"CP-26"}},
 	{Name: "malformed-as-unknown", Faults: F{MalformedAsUnknown: true}, Kills: []string{"CP-27"}},
 	{Name: "secret-in-error", Faults: F{SecretInError: true}, Kills: []string{"CP-28"}},
 	{Name: "secret-in-stderr", Faults: F{SecretInStderr: true}, Kills: []string{"CP-28"}},
 	{Name: "render-fails", Faults: F{RenderFails: true}, Kills: []string{"CP-30"}},
+	{Name: "truncated-unmarked", Faults: F{TruncatedUnmarked: true}, Kills: []string{"CP-32"}},
 }
 
 // ByName returns the named mutant or variant.
