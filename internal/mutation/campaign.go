@@ -260,14 +260,19 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				switch {
 				case pre[i].CarriedFrom != "" && !recheck[i]:
 					r = pre[i]
+					if !ok { // the journal holds every verdict, so -from-journal can report it
+						journal.write(r)
+					}
 				case recheck[i]:
 					if !ok { // a resumed campaign keeps the recheck's journaled verdict
 						r = judgeAt(dir, i)
-						journal.write(r)
 					}
 					r.CarriedFrom, r.Rechecked = pre[i].CarriedFrom, "agrees"
 					if r.Status.IsKill() != pre[i].Status.IsKill() {
 						r.Rechecked = "disagrees"
+					}
+					if !ok {
+						journal.write(r)
 					}
 				case ok:
 				case reached == ReachedNo && plan.uncompilable[i]:
