@@ -85,7 +85,21 @@ func (r *run) checkRender(ctx context.Context) {
 	default:
 		s.Pass("Render answers a render tree", "MM-44")
 	}
-	_, _ = call(r, ctx, "Render", r.client().Render, &memoryv1.RenderRequest{Payload: []byte{0xff, 0xff, 0xff, 0x01}, SchemaVersion: "v1"})
+	// Payloads that are no record: one that does not decode, and the
+	// empty one, which decodes to a record with nothing set. Either may be
+	// refused (the taxonomy judges the error), but the plugin must answer
+	// and live on.
+	for _, bad := range []struct {
+		what    string
+		payload []byte
+	}{{"a payload that does not decode", []byte{0xff, 0xff, 0xff, 0x01}}, {"an empty payload", []byte{}}} {
+		_, err := call(r, ctx, "Render", r.client().Render, &memoryv1.RenderRequest{Payload: bad.payload, SchemaVersion: "v1"})
+		s.Check("Render of "+bad.what+" answers a tree or an error", r.host.Broken("Render", err), "MM-44")
+		if reason := r.relaunch(ctx); reason != "" {
+			s.Errorf("%s", reason)
+			return
+		}
+	}
 }
 
 // checkTool asks the same connection for ToolService (MM-45, MAY).

@@ -29,13 +29,19 @@ func turnID(turn int) string {
 }
 
 // checkUnknownIDs asks for, updates and deletes ids that never existed:
-// each must fail with not_found (MM-14, MM-15, MM-18).
+// each must fail with not_found (MM-14, MM-15, MM-18); so must approving
+// or rejecting one on a provider supporting ratification (MM-47; without
+// it, MM-35 judges those calls).
 func (r *run) checkUnknownIDs(ctx context.Context) {
-	s := r.c.Scenario("memory/unknown-ids", "ids that do not exist", "MM-14", "MM-15", "MM-18")
+	s := r.c.Scenario("memory/unknown-ids", "ids that do not exist", "MM-14", "MM-15", "MM-18", "MM-47")
 	defer r.c.Add(s)
 	if reason := r.relaunch(ctx); reason != "" {
 		s.Errorf("%s", reason)
 		return
+	}
+	ratify := r.caps.GetRatificationSupported()
+	if !ratify {
+		s.NotReached("ApproveRecord and RejectRecord of an unknown id fail with not_found", "the plugin declares ratification_supported false (MM-35 judges ratification there)", "MM-47")
 	}
 	for i, id := range []string{"conform-no-such-record", "conform-never-written-2"} {
 		_, err := r.get(ctx, id)
@@ -44,6 +50,12 @@ func (r *run) checkUnknownIDs(ctx context.Context) {
 		s.Check(fmt.Sprintf("UpdateRecord of unknown id %q fails with not_found", id), r.wantNotFound("UpdateRecord", err), "MM-15")
 		_, err = r.del(ctx, id)
 		s.Check(fmt.Sprintf("DeleteRecord of unknown id %q fails with not_found", id), r.wantNotFound("DeleteRecord", err), "MM-18")
+		if ratify {
+			_, err = r.approve(ctx, id)
+			s.Check(fmt.Sprintf("ApproveRecord of unknown id %q fails with not_found", id), r.wantNotFound("ApproveRecord", err), "MM-47")
+			_, err = r.reject(ctx, id)
+			s.Check(fmt.Sprintf("RejectRecord of unknown id %q fails with not_found", id), r.wantNotFound("RejectRecord", err), "MM-47")
+		}
 	}
 }
 
@@ -59,12 +71,19 @@ func (r *run) wantNotFound(method string, err error) string {
 	return ""
 }
 
-// listAll follows ListRecords page by page; the reason says why it could
-// not.
+// listAll follows ListRecords page by page, in pages of 2; the reason
+// says why it could not.
 func (r *run) listAll(ctx context.Context, q *memoryv1.ListRecordsRequest) ([]*memoryv1.MemoryRecord, string, string) {
-	var out []*memoryv1.MemoryRecord
 	q = proto.Clone(q).(*memoryv1.ListRecordsRequest)
 	q.PageSize = 2
+	return r.listPages(ctx, q)
+}
+
+// listPages follows ListRecords from q page by page, at q's page size (0:
+// the provider's default).
+func (r *run) listPages(ctx context.Context, q *memoryv1.ListRecordsRequest) ([]*memoryv1.MemoryRecord, string, string) {
+	var out []*memoryv1.MemoryRecord
+	q = proto.Clone(q).(*memoryv1.ListRecordsRequest)
 	seen := map[string]bool{}
 	for page := 0; page < 500; page++ {
 		resp, err := r.list(ctx, q)
@@ -105,21 +124,18 @@ func (r *run) checkList(ctx context.Context) {
 		count[rec.GetId()]++
 		r.judgeRecord("ListRecords", "", rec, v)
 	}
-	var problems []string
-	if bad != "" {
-		problems = append(problems, bad)
-	}
-	for id := range r.alive {
-		if count[id] != 1 {
-			problems = append(problems, fmt.Sprintf("record %q is listed %d times", id, count[id]))
+	s.Check(fmt.Sprintf("ListRecords, in pages of 2, lists each of the %d records conform wrote once and none it deleted", len(r.alive)), first(r.enumerated(count, bad)), "MM-20")
+	// Without page_size, the provider's default page size applies: a
+	// kernel that never names one must still get every record.
+	if dflt, bad, broken := r.listPages(ctx, &memoryv1.ListRecordsRequest{}); broken != "" {
+		s.Errorf("%s", broken)
+	} else {
+		count := map[string]int{}
+		for _, rec := range dflt {
+			count[rec.GetId()]++
 		}
+		s.Check("ListRecords without page_size, followed to the end, lists each record conform wrote once and none it deleted", first(r.enumerated(count, bad)), "MM-20")
 	}
-	for id := range r.gone {
-		if count[id] > 0 {
-			problems = append(problems, fmt.Sprintf("deleted record %q is still listed", id))
-		}
-	}
-	s.Check(fmt.Sprintf("ListRecords, page by page, lists each of the %d records conform wrote once and none it deleted", len(r.alive)), first(problems), "MM-20")
 	if pending != "" {
 		s.Check("ListRecords without a status filter lists the pending record", cond(count[pending] != 1, fmt.Sprintf("the pending record %q is listed %d times", pending, count[pending])), "MM-22")
 	} else {
@@ -134,6 +150,28 @@ func (r *run) checkList(ctx context.Context) {
 	if pending != "" {
 		r.forget(ctx, pending)
 	}
+}
+
+// enumerated names what a listing got wrong: the pages' own problem bad,
+// and each record conform wrote not listed exactly once or deleted but
+// listed, from count (listings by id).
+func (r *run) enumerated(count map[string]int, bad string) []string {
+	var problems []string
+	for id := range r.alive {
+		if count[id] != 1 {
+			problems = append(problems, fmt.Sprintf("record %q is listed %d times", id, count[id]))
+		}
+	}
+	for id := range r.gone {
+		if count[id] > 0 {
+			problems = append(problems, fmt.Sprintf("deleted record %q is still listed", id))
+		}
+	}
+	slices.Sort(problems)
+	if bad != "" {
+		problems = append([]string{bad}, problems...)
+	}
+	return problems
 }
 
 // writePending records one record a ratifying provider leaves pending;

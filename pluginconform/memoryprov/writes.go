@@ -32,12 +32,25 @@ type wcase struct {
 	bad                string // "type", "scope" or "" (a well-formed Record)
 	suggest            string
 	title, text, later string
-	link, laterLink    bool
-	del, reject        bool
+	// cut splits text into several content blocks at these byte offsets
+	// (none: one block); laterTitle, when set, is UpdateRecord's title.
+	cut             []int
+	laterTitle      *string
+	link, laterLink bool
+	del, reject     bool
 }
+
+// letterless are titles with no letter or digit: a provider deriving the
+// id from one must still answer a non-empty slug (MM-09, MM-10). None is
+// empty or blank: no row says a provider must take a record without a
+// title, and a refused well-formed Record stops the write cases.
+var letterless = []string{"!!", "...", "—", "?"}
 
 func (w wcase) String() string {
 	s := fmt.Sprintf("Record type %s scope %s title %q content %q", w.typ, w.scope, w.title, w.text)
+	if len(w.cut) > 0 {
+		s += fmt.Sprintf(" in %d text blocks %q", len(w.cut)+1, w.blocksText())
+	}
 	if w.suggest != "" {
 		s += fmt.Sprintf(" id %q", w.suggest)
 	}
@@ -45,6 +58,9 @@ func (w wcase) String() string {
 		return s + " (unsupported " + w.bad + ")"
 	}
 	s += fmt.Sprintf(", then UpdateRecord content %q", w.later)
+	if w.laterTitle != nil {
+		s += fmt.Sprintf(" title %q", *w.laterTitle)
+	}
 	if w.del {
 		s += ", then DeleteRecord"
 	}
@@ -67,7 +83,21 @@ func (r *run) drawWrite(t *rapid.T, n int) wcase {
 	}
 	ws := rapid.SliceOfN(rapid.SampledFrom(words), 1, 8).Draw(t, "words")
 	w.title = strings.Join(ws[:min(3, len(ws))], " ")
+	if rapid.IntRange(0, 3).Draw(t, "letterless title") == 0 {
+		w.title = rapid.SampledFrom(letterless).Draw(t, "title")
+	}
 	w.text = strings.Join(ws, " ")
+	// Content in several text blocks, cut after a word's space: tokens
+	// count all of them (MM-26), GetRecord answers all of them (MM-13).
+	if len(ws) > 1 && rapid.Bool().Draw(t, "several blocks") {
+		at := 0
+		for i, wd := range ws[:len(ws)-1] {
+			at += len(wd) + 1
+			if i == 0 || rapid.Bool().Draw(t, "cut") {
+				w.cut = append(w.cut, at)
+			}
+		}
+	}
 	if rapid.Bool().Draw(t, "suggest an id") {
 		w.suggest = fmt.Sprintf("conform-%s-%d", ws[0], n)
 	}
@@ -78,9 +108,32 @@ func (r *run) drawWrite(t *rapid.T, n int) wcase {
 	if w.laterLink = rapid.Bool().Draw(t, "dangling link on update"); w.laterLink {
 		w.later += fmt.Sprintf(" and [[conform-absent-%d]]", n)
 	}
+	if rapid.Bool().Draw(t, "new title") {
+		lt := strings.Join(rapid.SliceOfN(rapid.SampledFrom(words), 1, 3).Draw(t, "title words"), " ")
+		w.laterTitle = &lt
+	}
 	w.del = rapid.IntRange(0, 2).Draw(t, "delete") == 0
 	w.reject = rapid.IntRange(0, 2).Draw(t, "reject") == 0
 	return w
+}
+
+// blocks is the Record's content: text cut at w.cut.
+func (w wcase) blocks() []*contentv1.ContentBlock {
+	var out []*contentv1.ContentBlock
+	for _, s := range w.blocksText() {
+		out = append(out, textBlock(s))
+	}
+	return out
+}
+
+func (w wcase) blocksText() []string {
+	var out []string
+	from := 0
+	for _, at := range w.cut {
+		out = append(out, w.text[from:at])
+		from = at
+	}
+	return append(out, w.text[from:])
 }
 
 // unsupported are the enum values (unspecified included) missing from
@@ -153,7 +206,7 @@ func (r *run) writeCase(ctx context.Context, w wcase) (kit.Verdicts, string) {
 		return nil, reason
 	}
 	v := kit.Verdicts{}
-	q := &memoryv1.RecordRequest{Type: w.typ, Scope: w.scope, Title: w.title, Content: []*contentv1.ContentBlock{textBlock(w.text)}}
+	q := &memoryv1.RecordRequest{Type: w.typ, Scope: w.scope, Title: w.title, Content: w.blocks()}
 	if w.suggest != "" {
 		q.Id = proto.String(w.suggest)
 	}
@@ -215,7 +268,7 @@ func (r *run) writeCase(ctx context.Context, w wcase) (kit.Verdicts, string) {
 			return v, reason
 		}
 	}
-	uq := &memoryv1.UpdateRecordRequest{Id: id, Content: []*contentv1.ContentBlock{textBlock(w.later)}}
+	uq := &memoryv1.UpdateRecordRequest{Id: id, Content: []*contentv1.ContentBlock{textBlock(w.later)}, Title: w.laterTitle}
 	_, err = r.update(ctx, uq)
 	if b := r.host.Broken("UpdateRecord", err); b != "" {
 		return nil, b
@@ -237,6 +290,13 @@ func (r *run) writeCase(ctx context.Context, w wcase) (kit.Verdicts, string) {
 		return v, ""
 	}
 	rec := after.GetRecord()
+	// The title is the one given, or the old one when none was (MM-13:
+	// GetRecord answers the record as the update left it).
+	title := q.GetTitle()
+	if w.laterTitle != nil {
+		title = *w.laterTitle
+	}
+	v.SetOnce("MM-13", cond(rec.GetTitle() != title, fmt.Sprintf("after UpdateRecord %s GetRecord answers title %q, not %q", cond(w.laterTitle == nil, "without a title,")+cond(w.laterTitle != nil, "with a title,"), rec.GetTitle(), title)))
 	v["MM-16"] = cond(joined(rec.GetContent()) != w.later, fmt.Sprintf("after UpdateRecord the content is %q, not the %q given", kit.Clip(joined(rec.GetContent()), 120), w.later))
 	v["MM-17"] = cond(rec.GetType() != first.GetType() || rec.GetScope() != first.GetScope(), fmt.Sprintf("UpdateRecord changed type/scope from %s/%s to %s/%s", first.GetType(), first.GetScope(), rec.GetType(), rec.GetScope()))
 	v["MM-36"] = cond(!proto.Equal(rec.GetProvenance(), first.GetProvenance()), "UpdateRecord changed the record's provenance")

@@ -38,7 +38,7 @@ type Faults struct {
 	AnswersPending          bool // MM-32
 	ApproveNoop             bool // MM-33 (with Ratify)
 	RejectSoft              bool // MM-34 (with Ratify)
-	RatifyAccepted          bool // MM-35
+	RatifyAccepted          bool // MM-35 (with Ratify: MM-47, unknown ids accepted)
 	ProvenanceChanges       bool // MM-36
 	RejectsDanglingLinks    bool // MM-37
 	NoErrorDetail           bool // MM-38

@@ -62,6 +62,7 @@ var All = []Mutant{
 	{Name: "unknown-no-message", Faults: F{UnknownNoMessage: true}, Kills: []string{"MM-40"}},
 	{Name: "no-hooks", Faults: F{NoHooks: true}, Kills: []string{"MM-41"}},
 	{Name: "render-fails", Faults: F{RenderFails: true}, Kills: []string{"MM-44"}},
+	{Name: "ratify-unknown-accepted", Faults: F{Ratify: true, RatifyAccepted: true}, Kills: []string{"MM-47"}},
 }
 
 // ByName returns the named mutant or variant.
