@@ -1,0 +1,32 @@
+Feature: Per-session rules in a child, and cancelling the middle of a tree
+  Rules that hold in every session, judged in a child or grandchild where
+  the other scenarios judge them in the root: a kernel that gets them
+  right only in the root, or keeps their state for the whole tree, fails
+  here. A session's own running cost total, its own cost cap, its one
+  final-answer turn and its own retries; and a cancellation aimed at the
+  middle of a tree, which must reach that session and its descendants and
+  nothing above or beside them.
+
+  Background:
+    Given a spawn-capable tool "spawn_agent" from provider "agents"
+    And a policy rule "allow-spawn" that allows "spawn_agent"
+    And a data_source tool "search" from provider "web" declared safe with no key fields
+
+  @TA-06 @must
+  Scenario: a child's and a grandchild's cost reports carry their own running totals, not their subtree's
+    The manager spends before its worker starts and again after the worker
+    returned: a kernel that reports a session's rolled-up spend as its
+    session_total_usd counts the worker's cost in the manager's second
+    report, and in the root's.
+    Given sub-agents may nest 2 deep with at most 2 running per parent
+    And a sub-agent profile "manager" with tools "spawn_agent"
+    And a sub-agent profile "worker" with no tools
+    And every reply to a "manager" sub-agent uses 200000 input tokens
+    And every reply to a "worker" sub-agent uses 70000 input tokens
+    And the model answers request 1 with call spawn_agent(profile "manager", prompt "Run the project")
+    And the model answers request 2 with text "Done."
+    And "manager" sub-agents answer request 1 with call spawn_agent(profile "worker", prompt "Do the work")
+    And "manager" sub-agents answer request 2 with text "MANAGER-DONE"
+    And "worker" sub-agents answer request 1 with text "WORKER-DONE"
+    When the session runs
+    Then every session of the tree reports its own running total, its child sessions' costs left out
