@@ -30,3 +30,21 @@ Feature: Per-session rules in a child, and cancelling the middle of a tree
     And "worker" sub-agents answer request 1 with text "WORKER-DONE"
     When the session runs
     Then every session of the tree reports its own running total, its child sessions' costs left out
+
+  @SA-08 @must
+  Scenario: cancelling a middle session cancels it and its grandchild, and leaves the root and its sibling running
+    The harness cancels the manager while its worker waits inside its
+    first model call and the manager's sibling is held until the manager
+    has ended: the sibling is still running when the cancellation lands.
+    Given sub-agents may nest 2 deep with at most 2 running per parent
+    And a sub-agent profile "manager" with tools "spawn_agent"
+    And a sub-agent profile "worker" with no tools
+    And a sub-agent profile "sibling" with no tools
+    And "manager" sub-agents answer request 1 with call spawn_agent(profile "worker", prompt "Do the work")
+    And "sibling" sub-agents answer request 1 with text "SIBLING-DONE"
+    And the first model request of the "sibling" sub-agent is held until the "manager" child has ended
+    And the harness cancels the "manager" child once the first model request of its "worker" sub-agent is held
+    And the model answers request 1 with calls spawn_agent(profile "manager", prompt "Run the project"), spawn_agent(profile "sibling", prompt "Side job")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the "manager" child and its descendants ended "cancelled", while the root and the "sibling" child ran on and completed

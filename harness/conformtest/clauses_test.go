@@ -28,7 +28,6 @@ var knownGaps = []string{
 	"ER-01.retry-after-headers",
 	"ER-02.per-call",
 	"HD-13.parallel-siblings",
-	"SA-08.middle",
 	"SA-10.parent",
 	"SA-16.live-tree",
 	"TA-01.pipelining",
