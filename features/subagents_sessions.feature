@@ -48,3 +48,20 @@ Feature: Per-session rules in a child, and cancelling the middle of a tree
     And the model answers request 2 with text "Done."
     When the session runs
     Then the "manager" child and its descendants ended "cancelled", while the root and the "sibling" child ran on and completed
+
+  @ER-01 @must
+  Scenario: two children failing at the same moment each retry with their own backoff
+    Both children's first requests are answered together with rate_limited,
+    and their retries fail once more: each child owes two retries of its
+    own. A kernel that counts attempts per model for the whole tree lets
+    one child use up the other's.
+    Given retry settings of base 40 ms, factor 2 and 2 retries per call
+    And sub-agents may nest 1 deep with at most 2 running per parent
+    And a sub-agent profile "worker" with no tools
+    And the first model requests of 2 "worker" sub-agents are held until they all wait, then answered together
+    And "worker" sub-agents fail requests 1 to 2 with "rate_limited"
+    And "worker" sub-agents answer request 3 with text "Recovered."
+    And the model answers request 1 with calls spawn_agent(profile "worker", prompt "job 1"), spawn_agent(profile "worker", prompt "job 2")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then each "worker" child's model requests 2 to 3 were retries, waiting a backoff from 40 ms growing by a factor of 2
