@@ -65,3 +65,14 @@ Feature: Per-session rules in a child, and cancelling the middle of a tree
     And the model answers request 2 with text "Done."
     When the session runs
     Then each "worker" child's model requests 2 to 3 were retries, waiting a backoff from 40 ms growing by a factor of 2
+
+  @TA-08 @must
+  Scenario: a child whose turn bound fired takes exactly one final-answer turn
+    Given sub-agents may nest 1 deep with at most 2 running per parent
+    And a sub-agent profile "brief" with tools "search"
+    And profile "brief" has max_turns 1
+    And "brief" sub-agents answer every request with a call to "search" whose query changes each time
+    And the model answers request 1 with call spawn_agent(profile "brief", prompt "One step")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the "brief" child took exactly one final-answer turn after its bound fired
