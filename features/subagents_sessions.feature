@@ -76,3 +76,19 @@ Feature: Per-session rules in a child, and cancelling the middle of a tree
     And the model answers request 2 with text "Done."
     When the session runs
     Then the "brief" child took exactly one final-answer turn after its bound fired
+
+  @TA-03 @must
+  Scenario: a child's own cost cap fires at the end of the turn that reached it
+    The root has no cost bound, so the child's budget is its profile's
+    $0.50. Its replies cost $0.30 each: $0.30 after its first turn goes on,
+    $0.60 after its second fires the bound.
+    Given sub-agents may nest 1 deep with at most 2 running per parent
+    And a sub-agent profile "worker" with tools "search"
+    And profile "worker" has a cost cap of $0.50
+    And profile "worker" has max_turns 8
+    And every reply to a "worker" sub-agent uses 300000 input tokens
+    And "worker" sub-agents answer every request with a call to "search" whose query changes each time
+    And the model answers request 1 with call spawn_agent(profile "worker", prompt "Research")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the "worker" child's own cost cap of $0.50 fired at the end of its turn 2, the first whose spend reached it

@@ -1,6 +1,7 @@
 package mutants
 
 import (
+	"github.com/agentconform/conform/refkernel/bounds"
 	"github.com/agentconform/conform/refkernel/loop"
 )
 
@@ -25,3 +26,20 @@ func init() {
 		}})
 }
 
+// A child's own max_cost_usd is never compared: only the root's cost bound
+// fires, the way a loop that budgets the top-level run only does
+// (TA-03.cap, tree side). TA-07's checks of the budget a child inherits
+// see it too; this mutant is judged on TA-03's own.
+func init() {
+	register(Mutant{Name: "semantic/child-cost-cap-ignored", Targets: []string{"TA-03"},
+		Breaks: "a child or grandchild's own max_cost_usd never fires; only the root's cost bound is compared",
+		Apply: func(p loop.Parts) loop.Parts {
+			return overStep(p, loop.StepBounds, func(t *loop.Turn, run func(*loop.Turn) error) error {
+				err := run(t)
+				if f := t.Fired; f != nil && f.Bound == bounds.MaxCostUSD && isChild(t.Session.ID()) {
+					t.Fired = nil
+				}
+				return err
+			})
+		}})
+}
