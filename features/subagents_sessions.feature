@@ -92,3 +92,25 @@ Feature: Per-session rules in a child, and cancelling the middle of a tree
     And the model answers request 2 with text "Done."
     When the session runs
     Then the "worker" child's own cost cap of $0.50 fired at the end of its turn 2, the first whose spend reached it
+
+  @TA-01 @must
+  Scenario: a child's turns run the steps in the documented order too
+    Given an observe subscriber "M" at "pre-model-call"
+    And an observe subscriber "P" at "pre-tool-call"
+    And sub-agents may nest 1 deep with at most 2 running per parent
+    And a sub-agent profile "reader" with tools "search"
+    And "reader" sub-agents answer request 1 with call search(query "a")
+    And "reader" sub-agents answer request 2 with text "Read."
+    And the model answers request 1 with call spawn_agent(profile "reader", prompt "Read it")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the requests of the "reader" child's turn 1 arrived in this order:
+      | context/assemble      |
+      | hook pre-model-call M |
+      | model/stream          |
+      | hook pre-tool-call P  |
+      | invoke search         |
+    And the requests of the "reader" child's turn 2 arrived in this order:
+      | context/assemble      |
+      | hook pre-model-call M |
+      | model/stream          |
