@@ -114,3 +114,15 @@ Feature: Per-session rules in a child, and cancelling the middle of a tree
       | context/assemble      |
       | hook pre-model-call M |
       | model/stream          |
+
+  @TA-26 @must
+  Scenario: a child repeating one call takes the limit path right after the threshold's identical call
+    Given the doom-loop threshold is 2
+    And sub-agents may nest 1 deep with at most 2 running per parent
+    And a sub-agent profile "looper" with tools "search"
+    And profile "looper" has max_turns 6
+    And "looper" sub-agents answer every request with the same call to "search"
+    And the model answers request 1 with call spawn_agent(profile "looper", prompt "Search")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the "looper" child took the limit path right after its 2nd identical call, ending with the kernel's doom-loop status
