@@ -126,3 +126,15 @@ Feature: Per-session rules in a child, and cancelling the middle of a tree
     And the model answers request 2 with text "Done."
     When the session runs
     Then the "looper" child took the limit path right after its 2nd identical call, ending with the kernel's doom-loop status
+
+  @TA-12 @must
+  Scenario: a child whose arguments change every time never trips the detector
+    Given the doom-loop threshold is 2
+    And sub-agents may nest 1 deep with at most 2 running per parent
+    And a sub-agent profile "explorer" with tools "search"
+    And profile "explorer" has max_turns 4
+    And "explorer" sub-agents answer every request with a call to "search" whose query changes each time
+    And the model answers request 1 with call spawn_agent(profile "explorer", prompt "Explore")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the "explorer" child's changing calls never tripped the detector: it ran 4 ordinary turns
