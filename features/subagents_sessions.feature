@@ -138,3 +138,15 @@ Feature: Per-session rules in a child, and cancelling the middle of a tree
     And the model answers request 2 with text "Done."
     When the session runs
     Then the "explorer" child's changing calls never tripped the detector: it ran 4 ordinary turns
+
+  @SA-10 @must
+  Scenario: a child's spawn naming its own session is accepted, and the grandchild is its own
+    Given sub-agents may nest 2 deep with at most 2 running per parent
+    And a sub-agent profile "manager" with tools "spawn_agent"
+    And a sub-agent profile "worker" with no tools
+    And "manager" sub-agents answer request 1 with call spawn_agent(profile "worker", prompt "Do the work")
+    And "manager" sub-agents answer request 2 with text "MANAGER-DONE"
+    And the model answers request 1 with call spawn_agent(profile "manager", prompt "Run the project")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then every spawn that named its caller's own session was accepted, its child under that caller

@@ -27,7 +27,6 @@ var knownGaps = []string{
 	"ER-01.retry-after-headers",
 	"ER-02.per-call",
 	"HD-13.parallel-siblings",
-	"SA-10.parent",
 	"SA-16.live-tree",
 	"TA-01.pipelining",
 	"TA-04.wall-clock",
