@@ -150,3 +150,21 @@ Feature: Per-session rules in a child, and cancelling the middle of a tree
     And the model answers request 2 with text "Done."
     When the session runs
     Then every spawn that named its caller's own session was accepted, its child under that caller
+
+  @TA-04 @should
+  Scenario: a child whose turn crosses its wall-clock bound takes the limit path at the end of that turn
+    The child inherits the session's bound of a quarter second. Its first
+    call is held until 1.25 seconds after the session started, so its first
+    turn crosses the bound by a second whether its clock runs from its own
+    start or from the root's.
+    Given a data_source tool "wait" from provider "clock" declared safe with no key fields
+    And the session has a wall-clock bound of 0.25 seconds
+    And the tool "wait" is held until 1.25 seconds after the session started
+    And sub-agents may nest 1 deep with at most 2 running per parent
+    And a sub-agent profile "waiter" with tools "wait"
+    And profile "waiter" has max_turns 4
+    And "waiter" sub-agents answer every request with a call to "wait" whose ticket changes each time
+    And the model answers request 1 with call spawn_agent(profile "waiter", prompt "Wait for it")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the "waiter" child's wall-clock bound of 0.25 seconds fired at the end of its turn 1, which crossed it
