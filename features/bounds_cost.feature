@@ -86,3 +86,13 @@ Feature: The max_cost_usd bound
       | 0        | 1       | 6000   | 3 | turns |
       | 0.5      | 0       | 300    | 3 | turns |
       | 1        | 1       | 1      | 1 | turn  |
+
+  @TA-21 @should
+  Scenario: a session the cost bound ended reports error_max_budget_usd everywhere, and no tool runs after its final-answer request
+    Given the session allows at most 12 turns
+    And the session has a cost bound of $1.00
+    And an observe subscriber "E" at "session-end"
+    When the session runs
+    Then the status names the bound: "error_max_budget_usd"
+    And the session-end payload and the last session_meta row name the same bound
+    And no tool ran after the final-answer request

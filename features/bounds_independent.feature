@@ -60,3 +60,15 @@ Feature: Every bound is checked on its own at step 17 and all share one limit-re
     And exactly one final-answer turn followed
     And the final-answer request came at least 1 seconds after the session started
     And the status names the bound: "error_max_wall_clock"
+
+  @TA-19 @should
+  Scenario: max_turns and max_cost_usd trip at the same check: one limit path, naming one of them
+    Two turns of $0.40 each against max_turns 2 and a cap of $0.80: both
+    bounds are reached at the end of turn 2.
+    Given the session allows at most 2 turns
+    And the session has a cost bound of $0.80
+    When the session runs
+    Then the kernel ran 2 ordinary turns
+    And the calls of the last ordinary turn were all carried out before the final-answer request
+    And exactly one final-answer turn followed
+    And the status names one of the bounds that tripped: "error_max_turns" or "error_max_budget_usd"

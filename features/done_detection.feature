@@ -67,3 +67,15 @@ Feature: Done detection
     Then the model was asked 2 times
     And the post-tool-call hook saw the call to "finish"
     And the session ends with status "completed"
+
+  @TA-11 @must
+  Scenario: where a terminal tool is offered but never called, a reply without tool calls still ends the loop
+    The flag adds a way to end the loop; implicit done detection stays.
+    Given a resource tool "finish" from provider "kb"
+    And the tool "finish" is marked terminates_turn
+    And a policy rule "allow-finish" that allows "finish"
+    And the model answers request 1 with call lookup(id "q1")
+    And the model answers request 2 with text "Looked it up."
+    When the session runs
+    Then the model was asked 2 times
+    And the session ends with status "completed"

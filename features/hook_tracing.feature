@@ -26,3 +26,20 @@ Feature: Hook dispatch instrumentation
     Then the session ends with status "completed"
     And every hook chain was traced as one hook_dispatch span with one hook_subscriber span per subscriber called
     And every hook_dispatch span of a turn lies within that turn's span
+
+  @HD-13 @must
+  Scenario: observers in flight together are traced as sibling spans
+    The two observers wait for each other at a barrier, so a kernel that
+    calls adjacent observers together (HD-07 allows it) has both in flight
+    at once; their subscriber spans must be siblings under the chain's
+    span. A kernel that calls them one by one waits out the barrier and is
+    judged the same.
+    Given telemetry is on
+    And these hook subscribers at "post-model-response", in this order:
+      | subscriber | mode    |
+      | O1         | observe |
+      | O2         | observe |
+    And hook subscribers "O1" and "O2" wait for each other at a barrier
+    And the model answers request 1 with text "Finished."
+    When the session runs
+    Then every hook chain was traced as one hook_dispatch span with one hook_subscriber span per subscriber called

@@ -66,10 +66,13 @@ func (s *Scenario) modelRequest(nth string) (wire.ModelStreamParams, error) {
 // kernel with no context step, where the turn_id of the call context
 // changes (PROTOCOL.md §12). Requests before the first turn (session-start
 // hooks) are turn 0. A reduce: true pass stays inside its turn (ER-06).
-func (s *Scenario) turns() [][]calllog.Entry {
+func (s *Scenario) turns() [][]calllog.Entry { return turnsIn(s.requests()) }
+
+// turnsIn splits one session's requests into its turns, as turns does.
+func turnsIn(es []calllog.Entry) [][]calllog.Entry {
 	out := [][]calllog.Entry{nil}
 	cur := "" // the turn_id of the current turn, once one was seen
-	for _, e := range s.requests() {
+	for _, e := range es {
 		p, isCtx := e.Value.(wire.ContextAssembleParams)
 		switch {
 		case isCtx && !p.Reduce:

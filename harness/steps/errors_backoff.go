@@ -175,8 +175,10 @@ func modelErrorOf(e calllog.Entry) *wire.ModelError {
 	return nil
 }
 
-func (s *Scenario) retrySamples() []retrySample {
-	es := s.modelEntries()
+func (s *Scenario) retrySamples() []retrySample { return retrySamplesIn(s.modelEntries()) }
+
+// retrySamplesIn reads the retries of one session's model requests.
+func retrySamplesIn(es []calllog.Entry) []retrySample {
 	var out []retrySample
 	streak := 0
 	for i := 1; i < len(es); i++ {

@@ -177,7 +177,7 @@ func judgeReport(mu Mutant) (Row, *report.Report, error) {
 	start := time.Now()
 	tags := "@" + strings.Join(mu.Targets, ",@")
 	r, err := runner.Run(context.Background(), runner.Options{
-		Launcher: wiredLauncher(mu.Name, mu.Apply(loop.DefaultParts()), mu.Wire, mu.Options...), Tags: tags, Concurrency: 2, ScenarioTimeout: 10 * time.Second,
+		Launcher: mutantLauncher(mu), Tags: tags, Concurrency: 2, ScenarioTimeout: 10 * time.Second,
 		Slow: mu.Slow,
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/agentconform/conform/harness/adapter"
+	"github.com/agentconform/conform/kernelkit"
 	"github.com/agentconform/conform/refkernel"
 	"github.com/agentconform/conform/refkernel/loop"
 	"github.com/agentconform/conform/refkernel/server"
@@ -28,6 +29,13 @@ type Mutant struct {
 	// Slow judges the mutant with the @slow scenarios too: only they
 	// can kill it.
 	Slow bool
+	// Kit, when set, wraps the reference kernel's wire adapter: a kernel
+	// that serves a wire method (session/cancel) differently.
+	Kit func(server.Kernel) kernelkit.Kernel
+	// PerKernel runs Apply for every kernel launched (one per scenario),
+	// so state a mutant shares between sessions spans one scenario's
+	// tree, not every scenario running beside it.
+	PerKernel bool
 }
 
 var (
@@ -48,6 +56,29 @@ func all() []Mutant {
 	out := append([]Mutant(nil), registry...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// mutantLauncher serves the mutant in-process, over the wire.
+func mutantLauncher(mu Mutant) adapter.Launcher {
+	if mu.Kit == nil && !mu.PerKernel {
+		return wiredLauncher(mu.Name, mu.Apply(loop.DefaultParts()), mu.Wire, mu.Options...)
+	}
+	shared := mu.Apply(loop.DefaultParts())
+	return adapter.InProcess{Name: mu.Name, Serve: func(ctx context.Context, in io.Reader, out io.Writer) error {
+		if mu.Wire != nil {
+			out = mu.Wire(out)
+		}
+		parts := shared
+		if mu.PerKernel {
+			parts = mu.Apply(loop.DefaultParts())
+		}
+		ref := server.Kernel{K: refkernel.New(parts, mu.Options...)}
+		var k kernelkit.Kernel = ref
+		if mu.Kit != nil {
+			k = mu.Kit(ref)
+		}
+		return kernelkit.Serve(ctx, k, in, out)
+	}}
 }
 
 // launcher serves a kernel built from parts in-process, over the wire.
