@@ -89,7 +89,10 @@ Feature: The max_cost_usd bound
 
   @TA-21 @should
   Scenario: a session the cost bound ended reports error_max_budget_usd everywhere, and no tool runs after its final-answer request
-    Given the session allows at most 12 turns
+    Only the cost bound can end this session so: a kernel without it is
+    skipped, as the rest of this feature is.
+    Given the kernel declares capability "bound.max_cost_usd"
+    And the session allows at most 12 turns
     And the session has a cost bound of $1.00
     And an observe subscriber "E" at "session-end"
     When the session runs

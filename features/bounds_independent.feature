@@ -64,8 +64,10 @@ Feature: Every bound is checked on its own at step 17 and all share one limit-re
   @TA-19 @should
   Scenario: max_turns and max_cost_usd trip at the same check: one limit path, naming one of them
     Two turns of $0.40 each against max_turns 2 and a cap of $0.80: both
-    bounds are reached at the end of turn 2.
-    Given the session allows at most 2 turns
+    bounds are reached at the end of turn 2. A kernel without the cost
+    bound has one bound here, the max_turns run above: it is skipped.
+    Given the kernel declares capability "bound.max_cost_usd"
+    And the session allows at most 2 turns
     And the session has a cost bound of $0.80
     When the session runs
     Then the kernel ran 2 ordinary turns

@@ -1,6 +1,12 @@
 package steps
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/agentconform/conform/internal/jsonrpc"
+	"github.com/agentconform/conform/spec/wire"
+)
 
 // SA-10's honest side (issue 29, SA-10.parent): a spawn that names its
 // caller's own session (and its call in flight) is accepted, and the child
@@ -23,9 +29,16 @@ func (s *Scenario) saHonestSpawns() error {
 		if sp.Claimed || sp.Stale {
 			continue
 		}
+		var rerr *jsonrpc.Error
 		switch {
 		case !sp.Answered:
 			return fmt.Errorf("the spawn from %s naming its own session was never answered", sp.Session)
+		case errors.As(sp.Err, &rerr) && rerr.Code == wire.CodeMethodNotFound:
+			// A kernel without sub-agents refuses every spawn alike (as in
+			// saStaleRefused): the rows that need a child fail it ("N
+			// sub-agents were started"), not this clause, which is about a
+			// child's spawn and cannot be reached without one.
+			return notReached("the kernel answers session/spawn with %v: it runs no sub-agents, so no session below the root can spawn", sp.Err)
 		case sp.Err != nil:
 			return fmt.Errorf("the spawn from %s naming its own session and its call in flight was refused: %v", sp.Session, sp.Err)
 		}

@@ -202,6 +202,7 @@ const glue = [
   { requirement: "PA-10", reason: "the default by kind is the glue's policy table" },
   { requirement: "PA-14", reason: "the plan_item rows are events the glue writes: the Agents SDK has no plan rows" },
   { requirement: "HD-12", reason: "the plan_item rows and their decided_by are the glue's" },
+  { requirement: "SA-08", reason: "session/cancel is routed by the glue (the Node kit): it reaches the sessions started by session/run, and a spawned child runs under its spawning call's signal with no handle of its own, so a cancel naming a child is not routed to it; the Agents SDK could cancel it alone (Runner.run takes a signal, and agent.asTool combines a configured one with the tool call's)" },
 ];
 
 forwardSpans();
