@@ -128,6 +128,27 @@ func judgeResult(out *schemagen.Validator, o outcome, v verdicts) {
 	}
 }
 
+// judgeValidAccepted checks the end of a call whose arguments validate
+// against the input_schema (PL-18's other side): invalid_arguments means
+// "input failed input_schema validation" (tool conformance.md's taxonomy),
+// so valid input may fail in any other category, never in that one.
+func judgeValidAccepted(o outcome, v verdicts) {
+	for _, ev := range o.events {
+		switch {
+		case ev.GetResult() != nil:
+			v["PL-18"] = ""
+			return
+		case ev.GetError() != nil:
+			if ev.GetError().GetCategory() == toolv1.ToolErrorCategory_TOOL_ERROR_CATEGORY_INVALID_ARGUMENTS {
+				v["PL-18"] = "arguments that validate against the input_schema got an invalid_arguments error (" + clip(ev.GetError().GetMessage(), 200) + "): that category says the input failed input_schema validation"
+				return
+			}
+			v["PL-18"] = ""
+			return
+		}
+	}
+}
+
 // judgeInvalid checks the end of a call given broken arguments (PL-18).
 func judgeInvalid(o outcome, how string, v verdicts) {
 	for _, ev := range o.events {

@@ -15,7 +15,7 @@ import (
 // The requirements generated valid arguments judge, and those broken
 // arguments judge.
 var (
-	validIDs   = []string{"PL-14", "PL-15", "PL-16", "PL-17", "PL-19", "PL-20", "PL-21"}
+	validIDs   = []string{"PL-14", "PL-15", "PL-16", "PL-17", "PL-18", "PL-19", "PL-20", "PL-21"}
 	invalidIDs = []string{"PL-18"}
 )
 
@@ -104,12 +104,14 @@ func (r *run) invokeValid(ctx context.Context, op *toolv1.ToolSchema) bool {
 			ended = true
 		}
 		judgeResult(out, o, v)
+		judgeValidAccepted(o, v)
 		return v, args, "", ""
 	})
 	unreached := map[string]string{
 		"PL-15": "the operation is declared streaming true, so lead-up events are allowed",
 		"PL-16": "no exit_status was sent, and the operation is not named with --process-backed",
 		"PL-17": "no generated call ended with a result",
+		"PL-18": "no generated call ended with a result or error",
 		"PL-19": "no generated call ended with an error",
 		"PL-20": "no error of category unknown was sent",
 		"PL-21": "no generated call ended with an error",
