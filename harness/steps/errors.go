@@ -165,17 +165,25 @@ func transient(category string) bool {
 	return category == wire.ModelErrRateLimited || category == wire.ModelErrOverloaded
 }
 
-func (r *erRetries) modelFails(from, to, category, retryAfter string) error {
-	s := r.s
-	a, err := strconv.Atoi(from)
-	if err != nil {
-		return err
+// requestRange reads a step's "requests N" or "requests N to M".
+func requestRange(from, to string) (a, b int, err error) {
+	if a, err = strconv.Atoi(from); err != nil {
+		return 0, 0, err
 	}
-	b := a
+	b = a
 	if to != "" {
 		if b, err = strconv.Atoi(to); err != nil {
-			return err
+			return 0, 0, err
 		}
+	}
+	return a, b, nil
+}
+
+func (r *erRetries) modelFails(from, to, category, retryAfter string) error {
+	s := r.s
+	a, b, err := requestRange(from, to)
+	if err != nil {
+		return err
 	}
 	var ra *int64
 	if retryAfter != "" {

@@ -28,15 +28,9 @@ func init() {
 }
 
 func (s *Scenario) saFails(profile, from, to, category string) error {
-	a, err := strconv.Atoi(from)
+	a, b, err := requestRange(from, to)
 	if err != nil {
 		return err
-	}
-	b := a
-	if to != "" {
-		if b, err = strconv.Atoi(to); err != nil {
-			return err
-		}
 	}
 	me, err := modelError(category, nil)
 	if err != nil {
