@@ -148,7 +148,7 @@ E2E_TESTS := TestFailFastRun TestShardMergeDiffCLI TestBaselineAndBundlesCLI Tes
 	TestCostNotBlamedForMissingPostModelResponse TestOrdinaryLastRequestFailsTA02 \
 	TestChainNotBlamedAtAPointNeverDispatched TestRunInteractiveCallIsNotDescribedAsDenied TestDenialsWithoutIsErrorPass TestMergedUserMessagesPass \
 	TestFuzzFindsTheSameViaFeatures TestPluginCommandCategoryFlag TestPluginCommandDetectsModelProvider \
-	TestBadInput TestOtherCategory TestLaunchFailures TestLogFloodIsNamed TestMisbehaviourIsNamed TestDetect
+	TestBadInput TestOtherCategory TestLaunchFailures TestLogFloodIsNamed TestMisbehaviourIsNamed TestRenderCrash TestDetect
 empty :=
 space := $(empty) $(empty)
 .PHONY: e2e
