@@ -60,8 +60,12 @@ func (d *deadline) expire() {
 	if last := d.k.lastArrival.Load(); last > 0 {
 		idle := time.Since(time.Unix(0, last))
 		if left := d.timeout - idle; left >= time.Millisecond {
-			if ran < activeCapFactor*d.timeout {
-				d.timer.Reset(min(left, activeCapFactor*d.timeout-ran))
+			// The cap counts the time conform waited on the kernel, as the
+			// timeout does: a message arrives when conform reads it, so a
+			// backlog read slowly on a loaded machine looks like a kernel
+			// still sending, and must not use up the kernel's time.
+			if charged < activeCapFactor*d.timeout {
+				d.timer.Reset(min(left, activeCapFactor*d.timeout-charged))
 				return
 			}
 			d.cancel(&stillRunningError{ran: ran, idle: idle})
@@ -71,8 +75,9 @@ func (d *deadline) expire() {
 	d.cancel(errScenarioTimeout)
 }
 
-// activeCapFactor bounds how long a kernel that keeps sending may run: a
-// session that never ends is a finding, not a reason to wait forever.
+// activeCapFactor bounds how long a kernel that keeps sending may run, in
+// time conform waited on it: a session that never ends is a finding, not a
+// reason to wait forever.
 const activeCapFactor = 3
 
 // stillRunningError ends a session whose kernel was still sending when the
