@@ -24,13 +24,11 @@ func init() {
 }
 
 func (s *Scenario) childDoomPath(profile, rel string, n int) error {
-	id, t, err := s.saOne(profile, rel)
+	c, err := s.childEnding(profile, rel)
 	if err != nil {
 		return err
 	}
-	turns := s.sessionTurns(id)
-	final := s.finalAnswerAt(turns)
-	end := t.end[id]
+	id, turns, final, end := c.id, c.turns, c.final, c.end
 	switch {
 	case final < 0:
 		return fmt.Errorf("the %q %s (%s) repeated one call in each of its %d turns and made no final-answer request; it ended %q (threshold %d)", profile, rel, id, len(turns), end.Status, n)

@@ -36,6 +36,25 @@ func (s *Scenario) sessionTurns(id string) []calllog.Entry {
 	return out
 }
 
+// childEnding is what a child's limit path is judged on: its model
+// requests of turns, the index of its final-answer request among them (-1
+// for none) and the row that ended it.
+type childEnding struct {
+	id    string
+	turns []calllog.Entry
+	final int
+	end   wire.SessionMeta
+}
+
+func (s *Scenario) childEnding(profile, rel string) (childEnding, error) {
+	id, t, err := s.saOne(profile, rel)
+	if err != nil {
+		return childEnding{}, err
+	}
+	turns := s.sessionTurns(id)
+	return childEnding{id: id, turns: turns, final: s.finalAnswerAt(turns), end: t.end[id]}, nil
+}
+
 // childCostCapFired: the child's own cap fires at the end of the first turn
 // by whose end its subtree had spent it, not before; the child ends
 // error_max_budget_usd.
@@ -81,13 +100,11 @@ func (s *Scenario) childCostCapFired(profile, capUSD string, want int) error {
 // childOneFinalTurn: once the child's bound fired, exactly one final-answer
 // turn, and the child does not end failed.
 func (s *Scenario) childOneFinalTurn(profile, rel string) error {
-	id, t, err := s.saOne(profile, rel)
+	c, err := s.childEnding(profile, rel)
 	if err != nil {
 		return err
 	}
-	turns := s.sessionTurns(id)
-	end := t.end[id]
-	final := s.finalAnswerAt(turns)
+	id, turns, final, end := c.id, c.turns, c.final, c.end
 	switch {
 	case final < 0:
 		return fmt.Errorf("the %q %s (%s) made no final-answer request after its last ordinary turn (model request %d); it ended %q",

@@ -23,7 +23,7 @@ func init() {
 }
 
 func (s *Scenario) childWallClockFired(profile, secs string, n int) error {
-	id, t, err := s.saOne(profile, "child")
+	c, err := s.childEnding(profile, "child")
 	if err != nil {
 		return err
 	}
@@ -31,9 +31,7 @@ func (s *Scenario) childWallClockFired(profile, secs string, n int) error {
 	if err != nil {
 		return err
 	}
-	turns := s.sessionTurns(id)
-	final := s.finalAnswerAt(turns)
-	end := t.end[id]
+	id, turns, final, end := c.id, c.turns, c.final, c.end
 	switch {
 	case final < 0:
 		return fmt.Errorf("the %q child (%s) made no final-answer request in its %d turns; it ended %q", profile, id, len(turns), end.Status)
