@@ -80,8 +80,14 @@ func suiteJ(t *testing.T, p *Profile, tags string, jobs int) *report.Report {
 // MCP: the recorded log holds its model requests and tool invokes, and no
 // scenario errs.
 func TestAgentsOfEveryDialectRunThroughTheBridge(t *testing.T) {
+	// Parallel with the other tests that only run well-behaved sessions (at
+	// most -parallel, GOMAXPROCS, at once): TestMisbehavingAgentsEndInAClearError,
+	// which counts the processes left, is not parallel, so it runs alone
+	// before them (issue 25: this package's tests mostly wait on agents).
+	t.Parallel()
 	for _, d := range []string{"anthropic", "openai-chat", "openai-responses", "gemini"} {
 		t.Run(d, func(t *testing.T) {
+			t.Parallel()
 			r := suite(t, profile(t, d), "@TA-01")
 			for _, s := range r.Scenarios {
 				if s.Status == report.Error {
@@ -145,6 +151,7 @@ func TestMisbehavingAgentsEndInAClearError(t *testing.T) {
 // the report as an observation of TA-01 (bridge observations travel beside
 // the wire, through the observation file conform agent reads).
 func TestNotTurnCallsAreObservationsInTheReport(t *testing.T) {
+	t.Parallel() // see TestAgentsOfEveryDialectRunThroughTheBridge
 	p := profile(t, "anthropic", "--title-call")
 	p.NotTurns = []NotTurn{{Name: "title call", Match: "system_contains", Text: "Generate a title", Answer: "A title"}}
 	path := filepath.Join(t.TempDir(), "obs.jsonl")
@@ -196,6 +203,7 @@ func TestNotTurnCallsAreObservationsInTheReport(t *testing.T) {
 // of the same kernel left (two kernels run four scenarios here, so each
 // kernel runs sessions one after another).
 func TestNoStateLeaksBetweenSessions(t *testing.T) {
+	t.Parallel() // see TestAgentsOfEveryDialectRunThroughTheBridge
 	r := suite(t, profile(t, "anthropic", "--misbehave", "leak-state"), "@TA-01")
 	if len(r.Scenarios) < 3 {
 		t.Fatalf("want several sessions, got %d", len(r.Scenarios))
@@ -237,6 +245,7 @@ func TestProfileCheck(t *testing.T) {
 // session is an error naming the value, never the agent's "failed" (which
 // a check would count against the agent).
 func TestUnmappedStatusIsAnErrorOfTheBridge(t *testing.T) {
+	t.Parallel() // see TestAgentsOfEveryDialectRunThroughTheBridge
 	p := profile(t, "anthropic")
 	delete(p.Result.StatusMap, "completed")
 	r := suite(t, p, "@TA-01")
@@ -251,6 +260,7 @@ func TestUnmappedStatusIsAnErrorOfTheBridge(t *testing.T) {
 // glue label: what the profile does for the agent is never counted as the
 // agent's.
 func TestProfileGlueReachesTheReport(t *testing.T) {
+	t.Parallel() // see TestAgentsOfEveryDialectRunThroughTheBridge
 	p := profile(t, "anthropic")
 	p.Glue = []wire.GlueNote{{Requirement: "TA-01", Reason: "the profile's status_map reads the agent's ending"}}
 	r := suite(t, p, "@TA-01")

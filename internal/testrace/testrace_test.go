@@ -14,7 +14,8 @@ import (
 )
 
 // otherTargets are the tests that skip under -race and run in a make target
-// of their own instead of make e2e (each is part of make test), or that
+// of their own instead of make e2e (each is part of make test or make
+// test-mutants, which CI runs after it), or that
 // skip without -race (they run only under it, in make unit).
 var otherTargets = map[string]string{
 	"refkernel/mutants.TestKillMatrix":                            "make mutants",
@@ -22,6 +23,10 @@ var otherTargets = map[string]string{
 	"refplugin/mutants.TestReferenceIsClean":                      "make plugin-mutants",
 	"refplugin/model/mutants.TestKillMatrix":                      "make plugin-mutants",
 	"refplugin/model/mutants.TestReferenceAndVariantsAreClean":    "make plugin-mutants",
+	"refplugin/refcontext/mutants.TestKillMatrix":                 "make plugin-mutants",
+	"refplugin/refcontext/mutants.TestVariantsPass":               "make plugin-mutants",
+	"refplugin/refmemory/mutants.TestKillMatrix":                  "make plugin-mutants",
+	"refplugin/refmemory/mutants.TestVariantsPass":                "make plugin-mutants",
 	"harness/conformtest.TestReferenceKernelConcurrencyUnderRace": "make unit (it skips without -race)",
 }
 
@@ -140,7 +145,7 @@ func readsRace(fn *ast.FuncDecl) bool {
 	return hit
 }
 
-// Every go test that make test runs sets its own -timeout: go test's
+// Every go test that make test or make test-mutants runs sets its own -timeout: go test's
 // default of 10 minutes is a hang guard, and on a busy machine the kill
 // matrix went past it with nothing hung and failed make test.
 func TestMakeTestGoTestsSetATimeout(t *testing.T) {
@@ -148,11 +153,14 @@ func TestMakeTestGoTestsSetATimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^test-steps:(.*)$`).FindSubmatch(mk)
-	if m == nil {
-		t.Fatal("the Makefile has no test-steps target")
+	var steps []string
+	for _, list := range []string{"test-steps", "test-mutants-steps"} { // make test, and make test-mutants CI runs after it
+		m := regexp.MustCompile(`(?m)^` + list + `:(.*)$`).FindSubmatch(mk)
+		if m == nil {
+			t.Fatalf("the Makefile has no %s target", list)
+		}
+		steps = append(steps, strings.Fields(string(m[1]))...)
 	}
-	steps := strings.Fields(string(m[1]))
 	recipes := map[string][]string{}
 	target := ""
 	for _, line := range strings.Split(string(mk), "\n") {
@@ -180,5 +188,24 @@ func TestMakeTestGoTestsSetATimeout(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("no go test found in make test's steps: the scan looks in the wrong place")
+	}
+}
+
+// CI runs make test and then make test-mutants, the suite's own tests by
+// mutation that make test leaves out to stay short: moving a step between
+// the two never takes it out of CI.
+func TestCIRunsMakeTestAndTestMutants(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string]bool{}
+	for _, l := range strings.Split(string(b), "\n") {
+		lines[strings.TrimSpace(l)] = true
+	}
+	for _, want := range []string{"make test", "make test-mutants"} {
+		if !lines[want] {
+			t.Errorf(".ci/run has no line %q", want)
+		}
 	}
 }

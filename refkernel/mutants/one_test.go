@@ -36,3 +36,15 @@ func TestOneMutant(t *testing.T) {
 	}
 	t.Fatalf("no mutant %q", name)
 }
+
+// TestOneVariant judges the legal variant named by CONFORM_VARIANT alone
+// and fails on every requirement it is blamed for. The kill matrix (make
+// mutants) judges every variant in one pool, so this is for working on
+// one; skipped without the variable.
+func TestOneVariant(t *testing.T) {
+	name := os.Getenv("CONFORM_VARIANT")
+	if name == "" {
+		t.Skip("set CONFORM_VARIANT to a legal variant's name")
+	}
+	judgeOne(t, name)
+}

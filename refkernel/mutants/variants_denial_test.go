@@ -1,9 +1,6 @@
 package mutants
 
 import (
-	"github.com/agentconform/conform/internal/testrace"
-	"testing"
-
 	"github.com/agentconform/conform/refkernel/loop"
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -67,10 +64,4 @@ func aroundStep(steps []loop.Step, name string, before func(t *loop.Turn) func()
 		}
 	}
 	return out
-}
-
-// The variant alone (the kill matrix runs it with every other variant).
-func TestDenialsWithoutIsErrorPass(t *testing.T) {
-	testrace.SkipUnderRace(t) // a suite run end to end, no concurrency under test: make e2e
-	judgeOne(t, "plan/denials-without-is-error")
 }

@@ -1,7 +1,6 @@
 package mutants
 
 import (
-	"github.com/agentconform/conform/internal/testrace"
 	"testing"
 
 	"github.com/agentconform/conform/refkernel/loop"
@@ -39,12 +38,6 @@ func mergeUsers(ms []wire.Message) []wire.Message {
 		out = append(out, m)
 	}
 	return out
-}
-
-// The variant alone (the kill matrix runs it with every other variant).
-func TestMergedUserMessagesPass(t *testing.T) {
-	testrace.SkipUnderRace(t) // a suite run end to end, no concurrency under test: make e2e
-	judgeOne(t, "hooks/merges-consecutive-user-messages")
 }
 
 // judgeOne runs one registered variant and fails on every requirement it

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentconform/conform/internal/testrace"
 	"github.com/agentconform/conform/refplugin/refkit/matrix"
 	"github.com/agentconform/conform/spec"
 )
@@ -16,6 +17,7 @@ var writeMatrix = flag.String("write-kill-matrix", "", "write memory-kill-matrix
 // TestVariantsPass: the reference and the ratifying variant fail nothing,
 // and between them every MUST and SHOULD row conform can judge passes.
 func TestVariantsPass(t *testing.T) {
+	testrace.SkipUnderRace(t)
 	cat, err := spec.LoadProfile(spec.ProfileMemoryProvider)
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +40,7 @@ func TestVariantsPass(t *testing.T) {
 // TestKillMatrix: every mutant fails the requirement it breaks, and
 // nothing else.
 func TestKillMatrix(t *testing.T) {
+	testrace.SkipUnderRace(t)
 	var all []matrix.Entry
 	for _, m := range All {
 		all = append(all, matrix.Entry{Name: m.Name, Kills: m.Kills, Survives: m.Survives})
