@@ -339,11 +339,11 @@ func TestHostileKernels(t *testing.T) {
 		expectGone(t, readPIDs(t, pidfile))
 	})
 
-	if d := time.Since(started); d > time.Minute {
-		t.Errorf("hostile kernels took %v, want well under a minute", d)
-	} else {
-		t.Logf("all hostile kernels: %v", d.Round(time.Millisecond))
-	}
+	// How long they took is logged, not judged: each case checks that the
+	// error names what its kernel did (a crash, noise, a flood), which a
+	// fault noticed only when a timeout ran out would not, and a wall-clock
+	// limit on the whole failed this test on a busy machine (issue 25).
+	t.Logf("all hostile kernels: %v", time.Since(started).Round(time.Millisecond))
 	// Every kernel is closed synchronously once it faulted; allow a few
 	// goroutines of slack for godog and the runtime.
 	deadline := time.Now().Add(5 * time.Second)

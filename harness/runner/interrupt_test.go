@@ -38,8 +38,8 @@ func TestInterruptedRun(t *testing.T) {
 	var res result
 	select {
 	case res = <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the interrupted run did not come back within 20 s")
+	case <-time.After(2 * time.Minute): // a hang guard, generous for a busy machine (issue 25)
+		t.Fatal("the interrupted run did not come back within 2 min")
 	}
 	<-stop.Done()
 	if !errors.Is(res.err, ErrIncomplete) {
