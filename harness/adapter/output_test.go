@@ -60,3 +60,26 @@ func TestBoxOutputEndsNormally(t *testing.T) {
 		t.Errorf("ExitErr = %v", err)
 	}
 }
+
+// TestCleanExitWithStderrHeld: a kernel that exits 0 while something keeps
+// its stderr open past WaitDelay (a child here; on a busy machine, the copy
+// of stderr lagging) exited cleanly: ExitErr is nil, not os/exec's
+// ErrWaitDelay, which TA-18 read as a failed exit (issue 25).
+func TestCleanExitWithStderrHeld(t *testing.T) {
+	if _, err := exec.LookPath("sleep"); err != nil {
+		t.Skip("no sleep")
+	}
+	ep, err := Subprocess{Argv: []string{"/bin/sh", "-c", `sleep 300 >/dev/null & exit 0`}}.Launch(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ep.Close()
+	select {
+	case <-ep.Exited():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the kernel's exit was not noticed")
+	}
+	if err := ep.ExitErr(); err != nil {
+		t.Errorf("ExitErr = %v, want nil: the kernel exited 0", err)
+	}
+}
