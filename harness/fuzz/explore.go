@@ -49,7 +49,7 @@ func short() bool {
 // session waits on the other side of a pipe between messages and, in a
 // quarter of the cases with a wall-clock bound, on a call held 10 ms, and
 // one more session than cores fills those waits. On this 2-core machine,
-// loaded by other work, three workers ran 1.3 to 1.9 times as many cases a
+// loaded by other work, three workers ran 1.4 to 1.7 times as many cases a
 // second as one in interleaved runs (issue 25). An earlier measurement of
 // two workers running a third as many cases a second as one was seen once
 // more, at a load of 30, with the same CPU per session, and not again in
