@@ -91,6 +91,7 @@ func TestNonPositiveJobsAndTimeoutsAreUsageErrors(t *testing.T) {
 	}
 	wantUsage(t, []string{"fuzz", "--kernel", kernel, "--cases", "0"}, "--cases must be at least 1")
 	wantUsage(t, []string{"fuzz", "--kernel", kernel, "--timeout", "0"}, "--timeout must be positive")
+	wantUsage(t, []string{"fuzz", "--kernel", kernel, "--workers", "-1"}, "--workers must be 0 or more")
 	wantNotLaunched(t, marker)
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -15,6 +16,10 @@ import (
 	"github.com/agentconform/conform/harness/shard"
 )
 
+// fuzzGCPercent is the garbage collector's target during conform fuzz
+// (GOGC overrides it).
+const fuzzGCPercent = 400
+
 type fuzzFlags struct {
 	kernel, out string
 	cases       int
@@ -24,6 +29,7 @@ type fuzzFlags struct {
 	timeout     time.Duration
 	verbose     bool
 	shard       string
+	workers     int
 }
 
 func newFuzzCmd() *cobra.Command {
@@ -63,6 +69,7 @@ did not, 2 on a usage or harness error, 3 when interrupted.`,
 	fl.DurationVar(&f.shrink, "shrink-time", 30*time.Second, "time spent shrinking a failure")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "time one session may take before the kernel is declared hung")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show the generator's progress")
+	fl.IntVar(&f.workers, "workers", 0, "sessions run at once while searching, each on a kernel of its own (0 or 1: one at a time); one more than the cores is faster on a machine that is not overloaded; the cases, their order and the shrunk failure do not depend on it")
 	fl.StringVar(&f.shard, "shard", "", "run slice K of N of the campaign (e.g. 2/4): its share of --cases under a seed derived from --seed, so a CI matrix covers the campaign once")
 	return cmd
 }
@@ -73,6 +80,8 @@ func runFuzz(cmd *cobra.Command, f fuzzFlags) error {
 		return usage("--cases must be at least 1, not %d", f.cases)
 	case f.timeout <= 0:
 		return usage("--timeout must be positive, not %v", f.timeout)
+	case f.workers < 0:
+		return usage("--workers must be 0 or more, not %d", f.workers)
 	case f.shrink <= 0:
 		return usage("--shrink-time must be positive, not %v", f.shrink)
 	}
@@ -100,9 +109,16 @@ func runFuzz(cmd *cobra.Command, f fuzzFlags) error {
 		f.cases = cases
 	}
 	opt := fuzz.Options{Launcher: l, Cases: f.cases, Seed: f.seed, RealTime: f.realTime,
-		OutDir: f.out, ShrinkTime: f.shrink, ScenarioTimeout: f.timeout}
+		OutDir: f.out, ShrinkTime: f.shrink, ScenarioTimeout: f.timeout, Workers: f.workers}
 	if f.verbose {
 		opt.Log = cmd.ErrOrStderr()
+	}
+	if os.Getenv("GOGC") == "" {
+		// A generated session allocates about a megabyte and keeps almost
+		// nothing once it is judged: with the default target the collector
+		// ran every few sessions and took a fifth of the campaign's CPU.
+		// Four times the target costs some tens of megabytes more.
+		defer debug.SetGCPercent(debug.SetGCPercent(fuzzGCPercent))
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

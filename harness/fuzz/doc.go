@@ -4,7 +4,8 @@
 // calls, a terminal resource, a held read) with repeated and varied
 // arguments, usage figures and price lists of one to three tiers (split by
 // input tokens or by time, or free), and bounds of each dimension with
-// doom-loop thresholds. Each case becomes a one-scenario feature file built
+// doom-loop thresholds; telemetry is on in a quarter of them (no invariant
+// reads a span, and exporting them is a fifth of a session). Each case becomes a one-scenario feature file built
 // from the step library only; it runs against the kernel like any scenario,
 // and ends with the loop invariants of harness/steps (invariants.go): the
 // step grammar of every turn, at most max_turns + 1 model requests, exactly

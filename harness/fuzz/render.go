@@ -125,6 +125,9 @@ func (c Case) Lines() []steps.Line {
 	if c.Hooks {
 		step(`an observe subscriber "O" at every hook point`)
 	}
+	if !c.Telemetry {
+		step(`telemetry is off`)
+	}
 	if c.MaxTurns == 1 {
 		step(`the session allows at most 1 turn`)
 	} else {

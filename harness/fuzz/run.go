@@ -47,7 +47,8 @@ type Options struct {
 	// Log, when set, receives rapid's progress lines.
 	Log io.Writer
 	// Workers is how many cases run at once while searching, each on a
-	// kernel of its own (default 1). Shrinking runs one case at a time.
+	// kernel of its own (default 1; see workers). Shrinking runs one case
+	// at a time.
 	Workers int
 	// ViaFeatures runs every case as its feature file, through godog as
 	// `conform run --features` does, instead of from its lines

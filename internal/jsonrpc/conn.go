@@ -248,8 +248,7 @@ func (c *Conn) violation(what string, line []byte) *Violation {
 }
 
 func (c *Conn) write(m wireMsg) error {
-	m.JSONRPC = "2.0"
-	b, err := json.Marshal(m)
+	b, err := encode(m)
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +35,7 @@ func main() {
 	bin := flag.String("bin", "bin/conform", "the conform binary (make build)")
 	out := flag.String("out", "reports/tmp/bench", "scratch folder")
 	cases := flag.Int("cases", 400, "fuzz sessions per figure")
+	workers := flag.Int("workers", runtime.NumCPU()+1, "conform fuzz --workers: sessions in flight (one more than the cores keeps them busy while sessions wait)")
 	sample := flag.Int("sample", 1, "mutants per refkernel package in the campaign sample (0: skip the campaign figure)")
 	flag.Parse()
 	if err := os.MkdirAll(*out, 0o755); err != nil {
@@ -45,8 +47,8 @@ func main() {
 	fmt.Printf("%-44s %8.1f s, longest scenario %.1f s: %.2fx\n", "suite (--slow) vs its longest scenario", suite.Seconds(), longest.Seconds(), suite.Seconds()/longest.Seconds())
 
 	printWire(wireFigure())
-	printFuzz("fuzz sessions, in-process", fuzzFigure(*bin, "", *cases), 200)
-	printFuzz("fuzz sessions, over the wire", fuzzFigure(*bin, *bin+" kernel", *cases), 50)
+	printFuzz(fmt.Sprintf("fuzz sessions, in-process, %d workers", *workers), fuzzFigure(*bin, "", *cases, *workers), 200)
+	printFuzz(fmt.Sprintf("fuzz sessions, over the wire, %d workers", *workers), fuzzFigure(*bin, *bin+" kernel", *cases, *workers), 50)
 
 	if *sample > 0 {
 		schema, alone, setup, n := campaignFigure(*out, *sample)
@@ -170,8 +172,8 @@ type fuzz struct {
 	cpu       time.Duration
 }
 
-func fuzzFigure(bin, kernel string, cases int) fuzz {
-	args := []string{"fuzz", "--cases", strconv.Itoa(cases), "--seed", "1", "--real-time=false", "--out", os.TempDir()}
+func fuzzFigure(bin, kernel string, cases, workers int) fuzz {
+	args := []string{"fuzz", "--cases", strconv.Itoa(cases), "--seed", "1", "--real-time=false", "--out", os.TempDir(), "--workers", strconv.Itoa(workers)}
 	if kernel != "" {
 		args = append(args, "--kernel", kernel)
 	}

@@ -3,6 +3,8 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -119,29 +121,94 @@ func (p *docParser) value(depth int) (any, bool) {
 	return nil, false
 }
 
-// str reads a string that needs no unescaping and is valid UTF-8.
+// str reads a string that is valid UTF-8. Its escapes are read here too,
+// except \u escapes of surrogates, which take the long way (a lone one
+// becomes U+FFFD there): json.Marshal escapes quotes and <, >, & in every
+// string, so a tool's arguments carried as a string (a stream event's
+// arguments) had always taken the long way.
 func (p *docParser) str() (string, bool) {
 	if p.i >= len(p.b) || p.b[p.i] != '"' {
 		return "", false
 	}
 	start := p.i + 1
-	ascii := true
-	for j := start; j < len(p.b); j++ {
-		switch c := p.b[j]; {
-		case c == '"':
-			s := p.b[start:j]
-			if !ascii && !utf8.Valid(s) {
-				return "", false
-			}
-			p.i = j + 1
-			return string(s), true
-		case c == '\\' || c < 0x20:
+	ascii, escaped := true, false
+	j := start
+	for ; j < len(p.b); j++ {
+		c := p.b[j]
+		if c == '"' {
+			break
+		}
+		switch {
+		case c == '\\':
+			escaped = true
+			j++ // the escaped byte is never the closing quote
+		case c < 0x20:
 			return "", false
 		case c >= 0x80:
 			ascii = false
 		}
 	}
-	return "", false
+	if j >= len(p.b) {
+		return "", false
+	}
+	raw := p.b[start:j]
+	if !ascii && !utf8.Valid(raw) {
+		return "", false
+	}
+	if !escaped {
+		p.i = j + 1
+		return string(raw), true
+	}
+	out, ok := unescape(raw)
+	if !ok {
+		return "", false
+	}
+	p.i = j + 1
+	return out, true
+}
+
+// unescape decodes the escapes of a string's contents (valid UTF-8
+// between its quotes); false for a bad escape or a surrogate.
+func unescape(raw []byte) (string, bool) {
+	out := make([]byte, 0, len(raw))
+	for k := 0; k < len(raw); k++ {
+		c := raw[k]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		k++
+		if k >= len(raw) {
+			return "", false
+		}
+		switch raw[k] {
+		case '"', '\\', '/':
+			out = append(out, raw[k])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			if k+4 >= len(raw) {
+				return "", false
+			}
+			r, err := strconv.ParseUint(string(raw[k+1:k+5]), 16, 32)
+			if err != nil || utf16.IsSurrogate(rune(r)) {
+				return "", false
+			}
+			out = utf8.AppendRune(out, rune(r))
+			k += 4
+		default:
+			return "", false
+		}
+	}
+	return string(out), true
 }
 
 // num reads a number as JSON writes it and keeps its text.
