@@ -180,11 +180,22 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, b.err
 	}
 	took := b.took
-	if cfg.Timeout <= 0 {
+	if all := cov.all(); len(all) > 0 {
+		// The suite ran beside the coverage runs, so its own time says
+		// more about that load than about the suite: the scenarios' times
+		// say how long any selection of them takes (a package's, the
+		// whole suite), as for the runs of the scenarios reaching a mutant.
+		longest, rest := cov.nominal(all, runtime.NumCPU())
+		took = longest + rest
+		if cfg.Timeout <= 0 && cfg.Plugin == nil {
+			j.timeout = runTimeout(longest, rest, cfg.Jobs)
+		}
+	} else if cfg.Timeout <= 0 {
 		j.timeout = timeoutFor(took, cfg.Jobs)
 	}
 	if cfg.Log != nil {
-		fmt.Fprintf(cfg.Log, "unmutated suite: %.1fs; per-run timeout %s (runs of the scenarios reaching a mutant: from their own times)\n", took.Seconds(), j.timeout)
+		fmt.Fprintf(cfg.Log, "unmutated suite: %.1fs (%.1fs from its scenarios' own times); per-run timeout %s, for a run of the scenarios reaching a mutant from their own times\n",
+			b.took.Seconds(), took.Seconds(), j.timeout)
 	}
 	setupCPU := usedCPU() - cpu0
 	if cfg.Log != nil {

@@ -274,6 +274,20 @@ func (r *reach) reaching(file string, line, col int, src []byte) []int {
 	return slices.Compact(us)
 }
 
+// all lists every scenario whose coverage run was measured.
+func (r *reach) all() []int {
+	if r == nil {
+		return nil
+	}
+	var us []int
+	for u, took := range r.took {
+		if took > 0 {
+			us = append(us, u)
+		}
+	}
+	return us
+}
+
 // nominal is how long a run of scenarios us takes against the unmutated
 // kernel, in two parts: the longest of them (they run in parallel, so one
 // waiting out a minute of retries bounds the run) and the others' time
