@@ -26,6 +26,7 @@ type reach struct {
 	features string
 	units    []scenarioUnit
 	took     []time.Duration // by unit: its coverage run's wall time
+	cpu      []time.Duration // by unit: its coverage run's CPU time
 }
 
 type coverBlock struct {

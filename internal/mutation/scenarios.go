@@ -121,7 +121,7 @@ func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) 
 		return nil, fmt.Errorf("go tool -n covdata: %v: %s", err, firstLines(covdata, 3))
 	}
 	covdata = strings.TrimSpace(covdata)
-	r := &reach{blocks: map[string][]coverBlock{}, features: features, units: units, took: make([]time.Duration, len(units))}
+	r := &reach{blocks: map[string][]coverBlock{}, features: features, units: units, took: make([]time.Duration, len(units)), cpu: make([]time.Duration, len(units))}
 	index := map[string]map[[4]int]int{} // file -> block -> position in r.blocks[file]
 	var (
 		mu    sync.Mutex
@@ -134,7 +134,7 @@ func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) 
 		go func() {
 			defer wg.Done()
 			for u := range next {
-				p, took, err := unitProfile(ctx, covdata, bin, dir, features, u, units[u])
+				p, took, cpu, err := unitProfile(ctx, covdata, bin, dir, features, u, units[u])
 				var prof *reach
 				if err == nil {
 					prof, err = parseProfile(p, mod)
@@ -145,7 +145,7 @@ func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) 
 				}
 				if err == nil {
 					r.merge(prof, u, index)
-					r.took[u] = took
+					r.took[u], r.cpu[u] = took, cpu
 				}
 				mu.Unlock()
 			}
@@ -179,35 +179,35 @@ func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) 
 }
 
 // unitProfile runs scenario u alone on the coverage build and returns its
-// text profile and the run's wall time. The scenario's own verdict does
-// not matter here: what it executed does.
-func unitProfile(ctx context.Context, covdata, bin, dir, features string, u int, unit scenarioUnit) ([]byte, time.Duration, error) {
+// text profile and the run's wall and CPU time. The scenario's own verdict
+// does not matter here: what it executed does.
+func unitProfile(ctx context.Context, covdata, bin, dir, features string, u int, unit scenarioUnit) (_ []byte, took, cpu time.Duration, _ error) {
 	data := filepath.Join(dir, "data", strconv.Itoa(u))
 	if err := os.MkdirAll(data, 0o755); err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	run := filepath.Join(dir, "run", strconv.Itoa(u))
 	if err := os.MkdirAll(run, 0o755); err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	cmd := exec.CommandContext(ctx, bin, "run", "-q", "--slow", "--require", "all", "--features", features, "--tags", unit.Tag)
 	cmd.Dir = run
 	cmd.Env = append(os.Environ(), "GOCOVERDIR="+data)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
-	took := time.Since(start)
+	took, cpu = time.Since(start), cpuOf(cmd.ProcessState)
 	if err != nil {
 		var exit *exec.ExitError
 		if ctx.Err() != nil || !(errors.As(err, &exit) && exit.ExitCode() == 1) {
-			return nil, 0, fmt.Errorf("coverage run of %s:%d: %v: %s", unit.File, unit.Line, err, firstLines(string(out), 3))
+			return nil, 0, 0, fmt.Errorf("coverage run of %s:%d: %v: %s", unit.File, unit.Line, err, firstLines(string(out), 3))
 		}
 	}
 	profile := filepath.Join(dir, "run", strconv.Itoa(u)+".out")
 	if out, err := exec.CommandContext(ctx, covdata, "textfmt", "-i="+data, "-o="+profile).CombinedOutput(); err != nil {
-		return nil, 0, fmt.Errorf("coverage profile of %s:%d: %v: %s", unit.File, unit.Line, err, firstLines(string(out), 3))
+		return nil, 0, 0, fmt.Errorf("coverage profile of %s:%d: %v: %s", unit.File, unit.Line, err, firstLines(string(out), 3))
 	}
 	p, err := os.ReadFile(profile)
-	return p, took, err
+	return p, took, cpu, err
 }
 
 // merge adds one scenario's profile to r: every block it lists is known,
@@ -289,20 +289,31 @@ func (r *reach) all() []int {
 }
 
 // nominal is how long a run of scenarios us takes against the unmutated
-// kernel, in two parts: the longest of them (they run in parallel, so one
-// waiting out a minute of retries bounds the run) and the others' time
-// shared among the parallel slots conform run picks (6 per core), as
-// measured alone in the coverage runs (a coverage build, a little slower
-// than the judged one).
+// kernel, in two parts: the longest of them, by its wall time (they run in
+// parallel, so one waiting out a minute of retries bounds the run), and
+// the others' CPU time shared by the cores. Both come from the coverage
+// runs, many at once on a busy machine: a scenario's wall time there is
+// mostly waiting for a core (a one-second scenario took 5 s among 32
+// coverage runs), so the others are counted by their CPU time, which load
+// does not stretch; each includes the start of its own process (about 0.4
+// s), which a run of them together pays once, and the coverage counters,
+// so both parts are above what a judged run needs.
 func (r *reach) nominal(us []int, cores int) (longest, rest time.Duration) {
-	var sum time.Duration
+	at, sum := -1, time.Duration(0)
 	for _, u := range us {
-		if u < len(r.took) {
-			longest = max(longest, r.took[u])
-			sum += r.took[u]
+		if u < len(r.took) && (at < 0 || r.took[u] > r.took[at]) {
+			at = u
 		}
 	}
-	return longest, (sum - longest) / time.Duration(6*max(cores, 1))
+	for _, u := range us {
+		if u < len(r.cpu) && u != at {
+			sum += r.cpu[u]
+		}
+	}
+	if at >= 0 {
+		longest = r.took[at]
+	}
+	return longest, sum / time.Duration(max(cores, 1))
 }
 
 // enclosingFunc is the extent of the innermost function declaration or

@@ -36,8 +36,8 @@ const startAllowance = time.Second
 
 // runTimeout is the timeout of one run of the scenarios that reach a
 // mutant, from their own times against the unmutated kernel (reach.nominal
-// splits them into the longest and the others' share of the parallel
-// slots), instead of the whole suite's: a mutant reached by a handful of
+// splits them into the longest one's wall time and the others' CPU time
+// shared by the cores), instead of the whole suite's: a mutant reached by a handful of
 // one-second scenarios that hangs was held for 5x the whole suite (about
 // five minutes at -j 6, since ER-01's minute of retries bounds the suite),
 // 37 of them in a campaign. The longest scenario is not stretched by load:
