@@ -225,9 +225,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	recheck := recheckSample(pre, cfg.Carry.Recheck, cfg.Seed)
 
-	tags := map[string]string{}
+	tags, reqs := map[string]string{}, map[string][]string{}
 	for _, p := range pkgs {
-		tags[p.Dir] = p.Tags()
+		tags[p.Dir], reqs[p.Dir] = p.Tags(), p.Requirements
 	}
 	plan := &schemaPlan{}
 	if !cfg.Alone {
@@ -255,6 +255,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		sc := judgeScope{tags: tags[m.Package], confirm: cfg.Confirm, expect: took}
 		if us := cov.reaching(m.File, m.Line, m.Col, sources[m.File]); len(us) > 0 {
 			sc.reaching, sc.features = cov.scenarioTags(m.File, m.Line, m.Col, sources[m.File]), cov.features
+			if own, others := cov.split(us, reqs[m.Package]); len(own) > 0 && len(others) > 0 {
+				sc.reaching, sc.then = cov.tagsOf(own), cov.tagsOf(others)
+			}
 			longest, rest := cov.nominal(us, runtime.NumCPU())
 			sc.expect = longest + rest
 			if cfg.Timeout <= 0 && cfg.Plugin == nil {
@@ -453,6 +456,9 @@ type judgeScope struct {
 	tags     string
 	confirm  bool
 	reaching string
+	// then, when set, are the other reaching scenarios, run only when
+	// the mutant survives those of reaching (reach.split).
+	then     string
 	features string
 	// timeout, when set, bounds a run of the reaching scenarios instead of
 	// the campaign's per-run timeout (runTimeout).
@@ -506,6 +512,9 @@ func judgeBuilt(ctx context.Context, j *judge, x exe, sc judgeScope, r *Result) 
 	if sc.reaching != "" {
 		x.features, x.timeout = sc.features, sc.timeout
 		v := j.scope(ctx, x, sc.reaching, r)
+		if v.status == Survived && sc.then != "" {
+			v = j.scope(ctx, x, sc.then, r)
+		}
 		r.Scope = "reaching"
 		r.Status, r.Failing, r.Detail = v.status, v.failing, v.detail
 		return

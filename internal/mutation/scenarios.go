@@ -40,6 +40,8 @@ type scenarioUnit struct {
 	// schedules (a minute for ER-01's twenty retries), so its coverage run
 	// starts first and does not end the setup alone.
 	Slow bool
+	// Tags are the scenario's own tags (its last tag line), space-separated.
+	Tags string
 }
 
 var scenarioKeyword = regexp.MustCompile(`^\s*(Scenario|Scenario Outline|Scenario Template|Example):`)
@@ -75,6 +77,7 @@ func tagScenarios(src, dst string) ([]scenarioUnit, error) {
 			if scenarioKeyword.MatchString(l) {
 				u := scenarioUnit{File: filepath.Base(f), Line: i + 1, Tag: unitPrefix + strconv.Itoa(len(units)+1)}
 				if n := len(out) - 1; n >= 0 && strings.HasPrefix(strings.TrimSpace(out[n]), "@") {
+					u.Tags = strings.Join(strings.Fields(out[n]), " ")
 					u.Slow = slices.Contains(strings.Fields(out[n]), "@slow")
 					units = append(units, u)
 					out[n] += " " + u.Tag
@@ -286,6 +289,42 @@ func (r *reach) all() []int {
 		}
 	}
 	return us
+}
+
+// split divides scenarios us into those tagged with one of ids (the
+// requirements the mutated package's doc.go names) and the others. A
+// mutant is judged by the first group, then, only if it survives them, by
+// the second: together they are exactly the scenarios that reach it, so
+// the verdict is the same, but a run stops at its first failure, and most
+// kills come from the package's own scenarios (767 of 940 kills in the
+// last campaign judged by package, then whole suite), so a kill no longer
+// waits on, and pays for, the dozens of other reaching scenarios that start
+// beside it. A survivor pays one more start of conform (about 0.4 CPU s).
+func (r *reach) split(us []int, ids []string) (own, others []int) {
+	for _, u := range us {
+		mine := false
+		for _, t := range strings.Fields(r.units[u].Tags) {
+			if slices.Contains(ids, strings.TrimPrefix(t, "@")) {
+				mine = true
+				break
+			}
+		}
+		if mine {
+			own = append(own, u)
+		} else {
+			others = append(others, u)
+		}
+	}
+	return own, others
+}
+
+// tagsOf is the tag expression selecting scenarios us.
+func (r *reach) tagsOf(us []int) string {
+	tags := make([]string, len(us))
+	for i, u := range us {
+		tags[i] = r.units[u].Tag
+	}
+	return strings.Join(tags, ",")
 }
 
 // nominal is how long a run of scenarios us takes against the unmutated

@@ -37,8 +37,8 @@ func TestTagScenarios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []scenarioUnit{{File: "demo.feature", Line: 7, Tag: "@mut_s1"}, {File: "demo.feature", Line: 10, Tag: "@mut_s2"},
-		{File: "demo.feature", Line: 14, Tag: "@mut_s3", Slow: true}}
+	want := []scenarioUnit{{File: "demo.feature", Line: 7, Tag: "@mut_s1", Tags: "@TA-01 @must"}, {File: "demo.feature", Line: 10, Tag: "@mut_s2"},
+		{File: "demo.feature", Line: 14, Tag: "@mut_s3", Slow: true, Tags: "@ER-01 @slow"}}
 	if len(units) != len(want) || units[0] != want[0] || units[1] != want[1] || units[2] != want[2] {
 		t.Fatalf("units = %+v, want %+v", units, want)
 	}
@@ -109,5 +109,15 @@ func TestNominal(t *testing.T) {
 	}
 	if longest, rest := r.nominal(nil, 2); longest != 0 || rest != 0 {
 		t.Errorf("no scenario: %s + %s", longest, rest)
+	}
+}
+
+// The reaching scenarios of the mutated package's requirements run first,
+// the others only after them; together they are all the reaching ones.
+func TestSplit(t *testing.T) {
+	r := &reach{units: []scenarioUnit{{Tag: "@mut_s1", Tags: "@TA-01 @must"}, {Tag: "@mut_s2"}, {Tag: "@mut_s3", Tags: "@ER-01 @ER-05 @slow"}}}
+	own, others := r.split([]int{0, 1, 2}, []string{"ER-05", "TA-09"})
+	if r.tagsOf(own) != "@mut_s3" || r.tagsOf(others) != "@mut_s1,@mut_s2" {
+		t.Errorf("split = %v, %v", own, others)
 	}
 }
