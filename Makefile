@@ -159,7 +159,7 @@ e2e:
 # every mutant of every refkernel package judged by the suite, scores and
 # survivors in reports/mutation.json and .md. CPU-heavy; the journal lets an
 # interrupted campaign resume (MUTATION_FLAGS=-resume).
-MUTATION_JOBS  ?= $(shell nproc 2>/dev/null | awk '{print 3*$$1}')
+MUTATION_JOBS  ?= $(shell nproc 2>/dev/null | awk '{print 8*$$1}')
 MUTATION_FLAGS ?=
 .PHONY: mutation mutation-sample mutation-compare mutation-kernelkit
 mutation:

@@ -38,10 +38,13 @@ func main() {
 		repro   bool
 	)
 	flag.StringVar(&cfg.Root, "root", ".", "module root")
-	// A judged mutant's run mostly waits on its kernel and timers (about a
-	// tenth of its wall time is CPU), so several per core keep them busy.
-	flag.IntVar(&cfg.Jobs, "j", 3*runtime.NumCPU(), "mutants judged at once")
-	flag.DurationVar(&timeout, "timeout", 0, "time one suite run against a mutant may take before it counts as killed by timeout (0: 5x the unmutated suite's run, times jobs per core, at least 30s)")
+	// A judged mutant's run mostly waits on its kernel and timers: three in
+	// four of the reached mutants are reached by ER-01's minute of retries,
+	// which costs about 1.5 CPU s, so a run of them keeps a core busy a
+	// tenth of its time or less; eight per core keep the cores busy (a run
+	// takes about 100 MiB).
+	flag.IntVar(&cfg.Jobs, "j", 8*runtime.NumCPU(), "mutants judged at once")
+	flag.DurationVar(&timeout, "timeout", 0, "time one suite run against a mutant may take before it counts as killed by timeout (0: 5x the unmutated time of the scenarios that reach it, or of the whole suite when that is not known, stretched past two jobs per core, at least 30s)")
 	flag.BoolVar(&cfg.Alone, "alone", false, "build every mutant on its own instead of compiling many into one schema program")
 	flag.IntVar(&cfg.PerPackage, "sample", 0, "judge only this many mutants per package (0: all)")
 	flag.Uint64Var(&seed, "seed", 1, "seed of the sample")

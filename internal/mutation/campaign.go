@@ -1,6 +1,7 @@
 package mutation
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -142,16 +144,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if j.timeout <= 0 {
 		j.timeout = baselineTimeout
 	}
-	took, err := baseline(ctx, j)
-	if err != nil {
-		return nil, err
+	// The unmutated suite runs while reach is measured: both mostly wait
+	// (the suite a minute on ER-01's retries), and reach does not need it.
+	type based struct {
+		took time.Duration
+		err  error
 	}
-	if cfg.Timeout <= 0 {
-		j.timeout = timeoutFor(took, cfg.Jobs)
-	}
-	if cfg.Log != nil {
-		fmt.Fprintf(cfg.Log, "unmutated suite: %.1fs; per-run timeout %s\n", took.Seconds(), j.timeout)
-	}
+	base := make(chan based, 1)
+	go func() {
+		took, err := baseline(ctx, j)
+		base <- based{took, err}
+	}()
 	var cov *reach
 	switch {
 	case cfg.Plugin != nil && cfg.Reach:
@@ -171,6 +174,28 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if cov, err = measureReach(ctx, j, cfg.Tree); err != nil {
 			return nil, err
 		}
+	}
+	b := <-base
+	if b.err != nil {
+		return nil, b.err
+	}
+	took := b.took
+	if all := cov.all(); len(all) > 0 {
+		// The suite ran beside the coverage runs, so its own time says
+		// more about that load than about the suite: the scenarios' times
+		// say how long any selection of them takes (a package's, the
+		// whole suite), as for the runs of the scenarios reaching a mutant.
+		longest, rest := cov.nominal(all, runtime.NumCPU())
+		took = longest + rest
+		if cfg.Timeout <= 0 && cfg.Plugin == nil {
+			j.timeout = runTimeout(longest, rest, cfg.Jobs)
+		}
+	} else if cfg.Timeout <= 0 {
+		j.timeout = timeoutFor(took, cfg.Jobs)
+	}
+	if cfg.Log != nil {
+		fmt.Fprintf(cfg.Log, "unmutated suite: %.1fs (%.1fs from its scenarios' own times); per-run timeout %s, for a run of the scenarios reaching a mutant from their own times\n",
+			b.took.Seconds(), took.Seconds(), j.timeout)
 	}
 	setupCPU := usedCPU() - cpu0
 	if cfg.Log != nil {
@@ -200,9 +225,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	recheck := recheckSample(pre, cfg.Carry.Recheck, cfg.Seed)
 
-	tags := map[string]string{}
+	tags, reqs := map[string]string{}, map[string][]string{}
 	for _, p := range pkgs {
-		tags[p.Dir] = p.Tags()
+		tags[p.Dir], reqs[p.Dir] = p.Tags(), p.Requirements
 	}
 	plan := &schemaPlan{}
 	if !cfg.Alone {
@@ -225,21 +250,30 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				len(plan.of), len(ids), len(plan.builds))
 		}
 	}
-	scopeOf := func(m Mutant) judgeScope {
-		sc := judgeScope{tags: tags[m.Package], confirm: cfg.Confirm}
-		if t := cov.scenarioTags(m.File, m.Line, m.Col, sources[m.File]); t != "" {
-			sc.reaching, sc.features = t, cov.features
+	scopes := make([]judgeScope, len(mutants))
+	for i, m := range mutants {
+		sc := judgeScope{tags: tags[m.Package], confirm: cfg.Confirm, expect: took}
+		if us := cov.reaching(m.File, m.Line, m.Col, sources[m.File]); len(us) > 0 {
+			sc.reaching, sc.features = cov.scenarioTags(m.File, m.Line, m.Col, sources[m.File]), cov.features
+			if own, others := cov.split(us, reqs[m.Package]); len(own) > 0 && len(others) > 0 {
+				sc.reaching, sc.then = cov.tagsOf(own), cov.tagsOf(others)
+			}
+			longest, rest := cov.nominal(us, runtime.NumCPU())
+			sc.expect = longest + rest
+			if cfg.Timeout <= 0 && cfg.Plugin == nil {
+				sc.timeout = runTimeout(longest, rest, cfg.Jobs)
+			}
 		}
-		return sc
+		scopes[i] = sc
 	}
 	judgeAt := func(dir string, i int) Result {
 		m := mutants[i]
 		if b := plan.of[i]; b != nil {
 			if bin := b.binary(ctx, j, sources, i); bin != "" {
-				return judgeSchema(ctx, j, dir, bin, b.n, i, m, scopeOf(m))
+				return judgeSchema(ctx, j, dir, bin, b.n, i, m, scopes[i])
 			}
 		}
-		return judgeOne(ctx, j, dir, m, sources[m.File], scopeOf(m))
+		return judgeOne(ctx, j, dir, m, sources[m.File], scopes[i])
 	}
 	results := make([]Result, len(mutants))
 	var (
@@ -300,8 +334,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			}
 		}()
 	}
+	// Longest first: a mutant reached by ER-01 runs a minute whatever it
+	// does (three in four of the reached ones), so those start while the
+	// quick ones fill the cores, instead of a minute-long tail at the end.
+	order := make([]int, len(mutants))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scopes[b].expect, scopes[a].expect) })
 feed:
-	for i := range mutants {
+	for _, i := range order {
 		select {
 		case next <- i:
 		case <-ctx.Done():
@@ -414,7 +456,16 @@ type judgeScope struct {
 	tags     string
 	confirm  bool
 	reaching string
+	// then, when set, are the other reaching scenarios, run only when
+	// the mutant survives those of reaching (reach.split).
+	then     string
 	features string
+	// timeout, when set, bounds a run of the reaching scenarios instead of
+	// the campaign's per-run timeout (runTimeout).
+	timeout time.Duration
+	// expect is how long the mutant's runs take against the unmutated
+	// kernel, to judge the longest first.
+	expect time.Duration
 }
 
 func judgeOne(ctx context.Context, j *judge, dir string, m Mutant, src []byte, sc judgeScope) (r Result) {
@@ -459,8 +510,11 @@ func judgeSchema(ctx context.Context, j *judge, dir, bin string, n, id int, m Mu
 // package's scenarios, then, if it survives them, the whole suite.
 func judgeBuilt(ctx context.Context, j *judge, x exe, sc judgeScope, r *Result) {
 	if sc.reaching != "" {
-		x.features = sc.features
+		x.features, x.timeout = sc.features, sc.timeout
 		v := j.scope(ctx, x, sc.reaching, r)
+		if v.status == Survived && sc.then != "" {
+			v = j.scope(ctx, x, sc.then, r)
+		}
 		r.Scope = "reaching"
 		r.Status, r.Failing, r.Detail = v.status, v.failing, v.detail
 		return

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // reach is which statements of the mutated tree the whole suite executes
@@ -24,6 +25,8 @@ type reach struct {
 	// feature files and its scenarios, which coverBlock.units index.
 	features string
 	units    []scenarioUnit
+	took     []time.Duration // by unit: its coverage run's wall time
+	cpu      []time.Duration // by unit: its coverage run's CPU time
 }
 
 type coverBlock struct {

@@ -43,7 +43,9 @@
 // programs and runs each mutant with CONFORM_MUTANT set to its index. A
 // mutant is built alone, exactly as before, when the schema cannot hold it
 // safely: it sits in a slot that takes a simple
-// statement only, it removes a panic, it is a constant inside a larger
+// statement only (except a for loop's post statement and an if, switch or
+// for init statement that declares nothing: those become a called
+// function literal holding the switched statement), it removes a panic, it is a constant inside a larger
 // constant expression (computed exactly at compile time, but at run time in
 // its type once wrapped), its type cannot be named in its file, it calls
 // recover, or the type checker or the compiler refuses its rewritten site
@@ -63,9 +65,17 @@
 // testing). The report carries the campaign's CPU time (cpu_s) and each
 // mutant's (cpu_ms).
 //
-// The per-run timeout is derived from the unmutated suite's run
-// (timeout.go): 5x its time, stretched by jobs/(2*cores), at least 30 s;
-// -timeout overrides it.
+// The per-run timeout is derived from the unmutated scenarios' own times,
+// measured in the coverage runs (timeout.go, runTimeout): 5x the longest
+// reaching scenario's wall time plus the others' CPU time shared by the
+// cores, that second part stretched by jobs/(2*cores), at least 30 s; a
+// package-level mutant's runs take the whole suite's, and without
+// per-scenario reach the unmutated suite's run decides as before
+// (timeoutFor); -timeout overrides both. A hung mutant reached by a few
+// one-second scenarios is thus given up after 30 s, not after 5x a suite
+// that ER-01's minute of retries bounds. The mutants expected to run
+// longest (by the same times) are judged first, the @slow scenarios'
+// coverage runs start first, and the unmutated suite runs beside them.
 //
 // Verdicts: killed (a requirement of any profile fails or errs in the run's
 // JSON report, and fails again when its scenarios run a second time),

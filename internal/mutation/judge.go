@@ -76,6 +76,8 @@ type exe struct {
 	features string
 	// cpu, when set, adds up the CPU time of every run, in milliseconds.
 	cpu *int64
+	// timeout, when set, replaces the judge's per-run timeout.
+	timeout time.Duration
 }
 
 // verdict is what one run of the suite said.
@@ -162,7 +164,11 @@ func (j *judge) runExe(ctx context.Context, x exe, tags string, failFast bool) v
 	}
 	bin := x.bin
 	start := j.now()
-	ctx, cancel := context.WithTimeout(ctx, j.timeout)
+	limit := j.timeout
+	if x.timeout > 0 {
+		limit = x.timeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	rep := filepath.Join(x.dir, "report.json")
 	_ = os.Remove(rep)
@@ -198,7 +204,7 @@ func (j *judge) runExe(ctx context.Context, x exe, tags string, failFast bool) v
 		// memory from everyone else; it is stopped and counts as a crash.
 		v.status, v.detail = Crashed, fmt.Sprintf("used more than %d MiB of memory", memoryLimit>>20)
 	case ctx.Err() == context.DeadlineExceeded:
-		v.status, v.detail = TimedOut, fmt.Sprintf("no verdict within %s", j.timeout)
+		v.status, v.detail = TimedOut, fmt.Sprintf("no verdict within %s", limit)
 	case err == nil || errors.As(err, &exit) && exit.ExitCode() == 1:
 		// The report, not the exit status, is the verdict: conform's exit
 		// status leaves out the rows of an opted-in profile (DF), which a

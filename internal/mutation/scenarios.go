@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Per-scenario reach (PerScenario): which scenarios execute each statement
@@ -35,6 +36,12 @@ type scenarioUnit struct {
 	File string // feature file, relative to the features folder
 	Line int    // line of its Scenario keyword in the original file
 	Tag  string // its own tag, e.g. @mut_s12
+	// Slow is set when the scenario is tagged @slow: it waits out real
+	// schedules (a minute for ER-01's twenty retries), so its coverage run
+	// starts first and does not end the setup alone.
+	Slow bool
+	// Tags are the scenario's own tags (its last tag line), space-separated.
+	Tags string
 }
 
 var scenarioKeyword = regexp.MustCompile(`^\s*(Scenario|Scenario Outline|Scenario Template|Example):`)
@@ -69,10 +76,13 @@ func tagScenarios(src, dst string) ([]scenarioUnit, error) {
 		for i, l := range strings.Split(string(b), "\n") {
 			if scenarioKeyword.MatchString(l) {
 				u := scenarioUnit{File: filepath.Base(f), Line: i + 1, Tag: unitPrefix + strconv.Itoa(len(units)+1)}
-				units = append(units, u)
 				if n := len(out) - 1; n >= 0 && strings.HasPrefix(strings.TrimSpace(out[n]), "@") {
+					u.Tags = strings.Join(strings.Fields(out[n]), " ")
+					u.Slow = slices.Contains(strings.Fields(out[n]), "@slow")
+					units = append(units, u)
 					out[n] += " " + u.Tag
 				} else {
+					units = append(units, u)
 					out = append(out, strings.Repeat(" ", len(l)-len(strings.TrimLeft(l, " \t")))+u.Tag)
 				}
 			}
@@ -87,7 +97,10 @@ func tagScenarios(src, dst string) ([]scenarioUnit, error) {
 
 // measureScenarioReach builds the program with coverage of tree, runs every
 // scenario of the tagged copy alone (jobs at a time, each writing its own
-// counters) and records, for every block, the scenarios that executed it.
+// counters) and records, for every block, the scenarios that executed it,
+// and how long each scenario took (its runs against a mutant are timed out
+// by that, runTimeout). The @slow scenarios start first: ER-01's minute of
+// retries started late would end the setup a minute after everything else.
 func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) (*reach, error) {
 	dir := filepath.Join(j.tmp, "coverage")
 	features := filepath.Join(dir, "features")
@@ -111,7 +124,7 @@ func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) 
 		return nil, fmt.Errorf("go tool -n covdata: %v: %s", err, firstLines(covdata, 3))
 	}
 	covdata = strings.TrimSpace(covdata)
-	r := &reach{blocks: map[string][]coverBlock{}, features: features, units: units}
+	r := &reach{blocks: map[string][]coverBlock{}, features: features, units: units, took: make([]time.Duration, len(units)), cpu: make([]time.Duration, len(units))}
 	index := map[string]map[[4]int]int{} // file -> block -> position in r.blocks[file]
 	var (
 		mu    sync.Mutex
@@ -124,7 +137,7 @@ func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) 
 		go func() {
 			defer wg.Done()
 			for u := range next {
-				p, err := unitProfile(ctx, covdata, bin, dir, features, u, units[u])
+				p, took, cpu, err := unitProfile(ctx, covdata, bin, dir, features, u, units[u])
 				var prof *reach
 				if err == nil {
 					prof, err = parseProfile(p, mod)
@@ -135,12 +148,26 @@ func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) 
 				}
 				if err == nil {
 					r.merge(prof, u, index)
+					r.took[u], r.cpu[u] = took, cpu
 				}
 				mu.Unlock()
 			}
 		}()
 	}
-	for u := range units {
+	order := make([]int, len(units))
+	for u := range order {
+		order[u] = u
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case units[a].Slow && !units[b].Slow:
+			return -1
+		case units[b].Slow && !units[a].Slow:
+			return 1
+		}
+		return 0
+	})
+	for _, u := range order {
 		select {
 		case next <- u:
 		case <-ctx.Done():
@@ -155,31 +182,35 @@ func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) 
 }
 
 // unitProfile runs scenario u alone on the coverage build and returns its
-// text profile. The scenario's own verdict does not matter here: what it
-// executed does.
-func unitProfile(ctx context.Context, covdata, bin, dir, features string, u int, unit scenarioUnit) ([]byte, error) {
+// text profile and the run's wall and CPU time. The scenario's own verdict
+// does not matter here: what it executed does.
+func unitProfile(ctx context.Context, covdata, bin, dir, features string, u int, unit scenarioUnit) (_ []byte, took, cpu time.Duration, _ error) {
 	data := filepath.Join(dir, "data", strconv.Itoa(u))
 	if err := os.MkdirAll(data, 0o755); err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
 	run := filepath.Join(dir, "run", strconv.Itoa(u))
 	if err := os.MkdirAll(run, 0o755); err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
 	cmd := exec.CommandContext(ctx, bin, "run", "-q", "--slow", "--require", "all", "--features", features, "--tags", unit.Tag)
 	cmd.Dir = run
 	cmd.Env = append(os.Environ(), "GOCOVERDIR="+data)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	took, cpu = time.Since(start), cpuOf(cmd.ProcessState)
+	if err != nil {
 		var exit *exec.ExitError
 		if ctx.Err() != nil || !(errors.As(err, &exit) && exit.ExitCode() == 1) {
-			return nil, fmt.Errorf("coverage run of %s:%d: %v: %s", unit.File, unit.Line, err, firstLines(string(out), 3))
+			return nil, 0, 0, fmt.Errorf("coverage run of %s:%d: %v: %s", unit.File, unit.Line, err, firstLines(string(out), 3))
 		}
 	}
 	profile := filepath.Join(dir, "run", strconv.Itoa(u)+".out")
 	if out, err := exec.CommandContext(ctx, covdata, "textfmt", "-i="+data, "-o="+profile).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("coverage profile of %s:%d: %v: %s", unit.File, unit.Line, err, firstLines(string(out), 3))
+		return nil, 0, 0, fmt.Errorf("coverage profile of %s:%d: %v: %s", unit.File, unit.Line, err, firstLines(string(out), 3))
 	}
-	return os.ReadFile(profile)
+	p, err := os.ReadFile(profile)
+	return p, took, cpu, err
 }
 
 // merge adds one scenario's profile to r: every block it lists is known,
@@ -213,8 +244,19 @@ func (r *reach) merge(p *reach, u int, index map[string]map[[4]int]int) {
 // the scenarios that executed any block of its innermost function: every
 // scenario that evaluates the expression calls the function.
 func (r *reach) scenarioTags(file string, line, col int, src []byte) string {
+	us := r.reaching(file, line, col, src)
+	tags := make([]string, len(us))
+	for i, u := range us {
+		tags[i] = r.units[u].Tag
+	}
+	return strings.Join(tags, ",")
+}
+
+// reaching lists the scenarios (indexes of r.units) that execute the
+// statement at file:line:col, as scenarioTags selects them.
+func (r *reach) reaching(file string, line, col int, src []byte) []int {
 	if r == nil || r.units == nil {
-		return ""
+		return nil
 	}
 	var us []int
 	for _, b := range r.blocks[file] {
@@ -232,12 +274,93 @@ func (r *reach) scenarioTags(file string, line, col int, src []byte) string {
 		}
 	}
 	slices.Sort(us)
-	us = slices.Compact(us)
+	return slices.Compact(us)
+}
+
+// all lists every scenario whose coverage run was measured.
+func (r *reach) all() []int {
+	if r == nil {
+		return nil
+	}
+	var us []int
+	for u, took := range r.took {
+		if took > 0 {
+			us = append(us, u)
+		}
+	}
+	return us
+}
+
+// split divides scenarios us into those tagged with one of ids (the
+// requirements the mutated package's doc.go names) and the others. A
+// mutant is judged by the first group, then, only if it survives them, by
+// the second: together they are exactly the scenarios that reach it, so
+// the verdict is the same, but a run stops at its first failure, and most
+// kills come from the package's own scenarios (767 of 940 kills in the
+// last campaign judged by package, then whole suite), so a kill no longer
+// waits on, and pays for, the dozens of other reaching scenarios that start
+// beside it. A survivor pays one more start of conform (about 0.4 CPU s).
+func (r *reach) split(us []int, ids []string) (own, others []int) {
+	for _, u := range us {
+		mine := false
+		for _, t := range strings.Fields(r.units[u].Tags) {
+			if slices.Contains(ids, strings.TrimPrefix(t, "@")) {
+				mine = true
+				break
+			}
+		}
+		if mine {
+			own = append(own, u)
+		} else {
+			others = append(others, u)
+		}
+	}
+	return own, others
+}
+
+// tagsOf is the tag expression selecting scenarios us.
+func (r *reach) tagsOf(us []int) string {
 	tags := make([]string, len(us))
 	for i, u := range us {
 		tags[i] = r.units[u].Tag
 	}
 	return strings.Join(tags, ",")
+}
+
+// nominal is how long a run of scenarios us takes against the unmutated
+// kernel, in two parts: the longest of them, by its wall time (they run in
+// parallel, so one waiting out a minute of retries bounds the run), and
+// the others' CPU time shared by the cores. Both come from the coverage
+// runs, many at once on a busy machine: a scenario's wall time there is
+// mostly waiting for a core (a one-second scenario took 5 s among 32
+// coverage runs), so the others are counted by their CPU time, which load
+// does not stretch. Each coverage run's CPU time is mostly the start of its
+// own process (the cheapest run's time, about 0.4 s, against 6.5 CPU s for
+// the whole suite in one process), which a run of them together pays once
+// (startAllowance): the others count beyond that. The coverage counters
+// keep both parts above what a judged run needs.
+func (r *reach) nominal(us []int, cores int) (longest, rest time.Duration) {
+	at, sum := -1, time.Duration(0)
+	for _, u := range us {
+		if u < len(r.took) && (at < 0 || r.took[u] > r.took[at]) {
+			at = u
+		}
+	}
+	start := time.Duration(0)
+	for u, c := range r.cpu {
+		if c > 0 && (start == 0 || c < start) {
+			start = r.cpu[u]
+		}
+	}
+	for _, u := range us {
+		if u < len(r.cpu) && u != at {
+			sum += max(0, r.cpu[u]-start)
+		}
+	}
+	if at >= 0 {
+		longest = r.took[at]
+	}
+	return longest, sum / time.Duration(max(cores, 1))
 }
 
 // enclosingFunc is the extent of the innermost function declaration or

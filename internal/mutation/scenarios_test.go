@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestTagScenarios(t *testing.T) {
@@ -21,6 +22,10 @@ func TestTagScenarios(t *testing.T) {
   Scenario Outline: untagged <n>
     Then it passes
 
+  @ER-01 @slow
+  Scenario: slow
+    Then it passes
+
     Examples:
       | n |
       | 1 |
@@ -32,8 +37,9 @@ func TestTagScenarios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []scenarioUnit{{File: "demo.feature", Line: 7, Tag: "@mut_s1"}, {File: "demo.feature", Line: 10, Tag: "@mut_s2"}}
-	if len(units) != len(want) || units[0] != want[0] || units[1] != want[1] {
+	want := []scenarioUnit{{File: "demo.feature", Line: 7, Tag: "@mut_s1", Tags: "@TA-01 @must"}, {File: "demo.feature", Line: 10, Tag: "@mut_s2"},
+		{File: "demo.feature", Line: 14, Tag: "@mut_s3", Slow: true, Tags: "@ER-01 @slow"}}
+	if len(units) != len(want) || units[0] != want[0] || units[1] != want[1] || units[2] != want[2] {
 		t.Fatalf("units = %+v, want %+v", units, want)
 	}
 	b, err := os.ReadFile(filepath.Join(dst, "demo.feature"))
@@ -89,5 +95,30 @@ var v = 1 + 2
 	}
 	if got := r.scenarioTags("p.go", 11, 9, src); got != "" {
 		t.Errorf("a package-level declaration: %q", got)
+	}
+}
+
+// A run's nominal time: the longest scenario's wall time bounds it (they
+// run in parallel), the others' CPU time beyond a process start (the
+// cheapest run's) is shared by the cores.
+func TestNominal(t *testing.T) {
+	r := &reach{took: []time.Duration{60 * time.Second, 6 * time.Second, 6 * time.Second, time.Second},
+		cpu: []time.Duration{time.Second, 3 * time.Second, 5 * time.Second, time.Second}}
+	longest, rest := r.nominal([]int{0, 1, 2}, 2)
+	if longest != 60*time.Second || rest != 3*time.Second {
+		t.Errorf("nominal = %s + %s, want 1m0s + 3s", longest, rest)
+	}
+	if longest, rest := r.nominal(nil, 2); longest != 0 || rest != 0 {
+		t.Errorf("no scenario: %s + %s", longest, rest)
+	}
+}
+
+// The reaching scenarios of the mutated package's requirements run first,
+// the others only after them; together they are all the reaching ones.
+func TestSplit(t *testing.T) {
+	r := &reach{units: []scenarioUnit{{Tag: "@mut_s1", Tags: "@TA-01 @must"}, {Tag: "@mut_s2"}, {Tag: "@mut_s3", Tags: "@ER-01 @ER-05 @slow"}}}
+	own, others := r.split([]int{0, 1, 2}, []string{"ER-05", "TA-09"})
+	if r.tagsOf(own) != "@mut_s3" || r.tagsOf(others) != "@mut_s1,@mut_s2" {
+		t.Errorf("split = %v, %v", own, others)
 	}
 }

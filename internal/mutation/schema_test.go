@@ -73,12 +73,27 @@ func TestSchemaRewrite(t *testing.T) {
 	}
 	// What a schema cannot hold: a constant declaration (line 10), a
 	// literal inside a constant expression (23), an array length (26,
-	// refused by the type checker once rewritten), a for statement's post
-	// statement (27), a removed panic (31: it may end a function).
-	mustBeAlone := map[int]Op{10: Const, 23: Const, 26: Const, 27: Arith, 31: RemoveCall}
+	// refused by the type checker once rewritten), a removed panic (31: it
+	// may end a function).
+	mustBeAlone := map[int]Op{10: Const, 23: Const, 26: Const, 31: RemoveCall}
+	// What it holds in a called function literal: a for statement's post
+	// statement (27, 34) and an if statement's init assignment (38).
+	mustBeIn := map[int]Op{27: Arith, 34: Arith, 38: DropAssign}
+	in := map[int]bool{}
 	for i, m := range ms {
 		if op, ok := mustBeAlone[m.Line]; ok && op == m.Op && plan.of[i] != nil {
 			t.Errorf("%s %s is in a schema; it must be built alone", m.Pos(), m.Describe())
+		}
+		if op, ok := mustBeIn[m.Line]; ok && op == m.Op {
+			in[m.Line] = true
+			if plan.of[i] == nil {
+				t.Errorf("%s %s is built alone; a schema holds it in a function literal", m.Pos(), m.Describe())
+			}
+		}
+	}
+	for line := range mustBeIn {
+		if !in[line] {
+			t.Errorf("the demo has no %s mutant on line %d", mustBeIn[line], line)
 		}
 	}
 	bin, err := j.build(ctx, t.TempDir(), nil, nil)

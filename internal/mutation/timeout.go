@@ -29,3 +29,27 @@ func timeoutFor(suite time.Duration, jobs int) time.Duration {
 	load := max(1, float64(jobs)/float64(2*runtime.NumCPU()))
 	return max(minTimeout, time.Duration(float64(suite)*timeoutMargin*load).Round(time.Second))
 }
+
+// startAllowance is what one conform run costs besides its scenarios:
+// starting a 130 MB binary and reading the feature files (about 0.4 CPU s).
+const startAllowance = time.Second
+
+// runTimeout is the timeout of one run of the scenarios that reach a
+// mutant, from their own times against the unmutated kernel (reach.nominal
+// splits them into the longest one's wall time and the others' CPU time
+// shared by the cores), instead of the whole suite's: a mutant reached by a handful of
+// one-second scenarios that hangs was held for 5x the whole suite (about
+// five minutes at -j 6, since ER-01's minute of retries bounds the suite),
+// 37 of them in a campaign. The longest scenario is not stretched by load:
+// what makes a scenario long is waiting out real schedules (ER-01 sleeps
+// through a minute of backoff for about 1.5 CPU s), which a busy machine
+// does not lengthen. The others and the start are stretched as timeoutFor
+// stretches a whole run: by jobs/(2*cores) past two runs per core. The
+// margin (5x) and the floor (30 s, above the harness's own 20 s scenario
+// timeout, so a hang the harness reports stays a kill by that report) are
+// the same as for a whole run.
+func runTimeout(longest, rest time.Duration, jobs int) time.Duration {
+	load := max(1, float64(jobs)/float64(2*runtime.NumCPU()))
+	nominal := float64(longest) + float64(rest+startAllowance)*load
+	return max(minTimeout, time.Duration(nominal*timeoutMargin).Round(time.Second))
+}

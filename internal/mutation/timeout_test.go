@@ -25,3 +25,24 @@ func TestTimeoutFor(t *testing.T) {
 		}
 	}
 }
+
+// A run of the scenarios reaching a mutant is timed out by their own time,
+// not the whole suite's: the longest scenario is not stretched by load,
+// the others and the start are.
+func TestRunTimeout(t *testing.T) {
+	cores := runtime.NumCPU()
+	cases := []struct {
+		longest, rest time.Duration
+		jobs          int
+		want          time.Duration
+	}{
+		{time.Second, 0, 1, minTimeout},                                   // quick scenarios: the floor
+		{60 * time.Second, 3 * time.Second, 1, 320 * time.Second},         // 5x (60 + 3 + 1)
+		{60 * time.Second, 3 * time.Second, 8 * cores, 380 * time.Second}, // 5x (60 + 4 x (3 + 1))
+	}
+	for _, c := range cases {
+		if got := runTimeout(c.longest, c.rest, c.jobs); got != c.want {
+			t.Errorf("runTimeout(%s, %s, %d) = %s, want %s", c.longest, c.rest, c.jobs, got, c.want)
+		}
+	}
+}
