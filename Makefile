@@ -135,7 +135,7 @@ mutants:
 # them a second time cost CPU and checked nothing more (issue 25). The kill
 # matrix runs in make mutants. internal/testrace checks that E2E_PKGS and
 # E2E_TESTS name every test that skips under -race.
-E2E_PKGS := ./cmd/conform ./harness/bundle ./harness/conformtest ./harness/fuzz ./harness/report \
+E2E_PKGS := ./cmd/conform ./harness/bridge ./harness/bundle ./harness/conformtest ./harness/fuzz ./harness/report \
 	./harness/runner ./harness/shard ./pluginconform ./refkernel/mutants \
 	./pluginconform/model ./pluginconform/contextprov ./pluginconform/memoryprov
 E2E_TESTS := TestFailFastRun TestShardMergeDiffCLI TestBaselineAndBundlesCLI TestPluginCommandOnReference TestPluginEveryCategoryCI TestPluginBundleOfAFailure \
@@ -148,7 +148,8 @@ E2E_TESTS := TestFailFastRun TestShardMergeDiffCLI TestBaselineAndBundlesCLI Tes
 	TestCostNotBlamedForMissingPostModelResponse TestOrdinaryLastRequestFailsTA02 \
 	TestChainNotBlamedAtAPointNeverDispatched TestRunInteractiveCallIsNotDescribedAsDenied \
 	TestFuzzFindsTheSameViaFeatures TestPluginCommandCategoryFlag TestPluginCommandDetectsModelProvider \
-	TestBadInput TestOtherCategory TestLaunchFailures TestLogFloodIsNamed TestMisbehaviourIsNamed TestRenderCrash TestDetect
+	TestBadInput TestOtherCategory TestLaunchFailures TestLogFloodIsNamed TestMisbehaviourIsNamed TestRenderCrash TestDetect \
+	TestAgentsOfEveryDialectRunThroughTheBridge TestMisbehavingAgentsEndInAClearError
 empty :=
 space := $(empty) $(empty)
 .PHONY: e2e

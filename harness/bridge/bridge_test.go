@@ -14,6 +14,7 @@ import (
 	"github.com/agentconform/conform/harness/bridge/testagent"
 	"github.com/agentconform/conform/harness/report"
 	"github.com/agentconform/conform/harness/runner"
+	"github.com/agentconform/conform/internal/testrace"
 	"github.com/agentconform/conform/kernelkit"
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -80,6 +81,11 @@ func suiteJ(t *testing.T, p *Profile, tags string, jobs int) *report.Report {
 // MCP: the recorded log holds its model requests and tool invokes, and no
 // scenario errs.
 func TestAgentsOfEveryDialectRunThroughTheBridge(t *testing.T) {
+	// Whole sessions of test agents, each a process of this race-built
+	// binary: under -race they were most of make unit's wall time. They run
+	// in make e2e; the bridge's concurrency stays race-tested by the
+	// shorter agent tests below (issue 25).
+	testrace.SkipUnderRace(t)
 	// Parallel with the other tests that only run well-behaved sessions (at
 	// most -parallel, GOMAXPROCS, at once): TestMisbehavingAgentsEndInAClearError,
 	// which counts the processes left, is not parallel, so it runs alone
@@ -105,6 +111,7 @@ func TestAgentsOfEveryDialectRunThroughTheBridge(t *testing.T) {
 // Every misbehaviour ends the session in an error naming what the agent
 // did, and no process of the agent is left.
 func TestMisbehavingAgentsEndInAClearError(t *testing.T) {
+	testrace.SkipUnderRace(t) // nine agent runs: make e2e (see TestAgentsOfEveryDialectRunThroughTheBridge)
 	for _, tc := range []struct{ misbehave, want string }{
 		{"bad-request", "does not allow"},
 		{"exit-early", "exited (status 3) without its result line"},
