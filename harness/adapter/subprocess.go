@@ -111,8 +111,9 @@ func (s Subprocess) Launch(ctx context.Context) (*Endpoint, error) {
 			// The kernel exited 0; only its stderr was still open or not
 			// yet drained WaitDelay later (on a busy machine the copy
 			// lags). That is no exit status of the kernel's: TA-18 read it
-			// as a failed exit at load 25 (issue 25). What a leftover
-			// child does is the process group's sweep's to judge.
+			// as a failed exit at load 25 (issue 25). A child that holds
+			// stderr is ended by Close's sweep of the process group; unlike
+			// held stdout (OutputHeld), held stderr is not reported.
 			err = nil
 		}
 		ep.mu.Lock()
