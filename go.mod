@@ -9,7 +9,7 @@ require (
 	github.com/cucumber/messages/go/v34 v34.2.0
 	github.com/google/go-cmp v0.7.0
 	github.com/hashicorp/go-hclog v1.6.3
-	github.com/hashicorp/go-plugin v1.7.0
+	github.com/hashicorp/go-plugin v1.8.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/openai/openai-go/v3 v3.105.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
