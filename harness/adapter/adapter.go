@@ -14,10 +14,11 @@ type Endpoint struct {
 	Out io.Reader
 	In  io.Writer
 
-	stderr  *Tail
-	close   func() error
-	exited  chan struct{}
-	starved func() time.Duration // nil: not measured
+	stderr       *Tail
+	close        func() error
+	exited       chan struct{}
+	starved      func() time.Duration // nil: not measured
+	starvedKnown func() time.Duration // starved without a scan; nil: not measured
 
 	mu      sync.Mutex
 	exitErr error
@@ -50,6 +51,23 @@ func (e *Endpoint) Starved() time.Duration {
 		return 0
 	}
 	return e.starved()
+}
+
+// CPUWait is how long the kernel and the harness have waited for a CPU
+// while they could run, summed (each as in Starved, the kernel's processes
+// as of their last sample, an in-process kernel counted with the harness).
+// It only grows, and is cheap enough to read at each message: the
+// difference between two readings is time a busy machine, not the kernel,
+// took out of the interval, which upper time bounds do not count (retry
+// ceilings, the harness's watchdogs). Summed rather than the larger of
+// the two, because a request is late by both the kernel's wait to send it
+// and the harness's wait to read it; a kernel that sleeps adds to neither.
+func (e *Endpoint) CPUWait() time.Duration {
+	w := selfStarved()
+	if e.starvedKnown != nil {
+		w += e.starvedKnown()
+	}
+	return w
 }
 
 // Exited is closed when the kernel has stopped.

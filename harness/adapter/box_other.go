@@ -25,3 +25,7 @@ func (b *box) release()                  {}
 
 // starved is not measured elsewhere than Linux.
 func (b *box) starved() time.Duration { return 0 }
+
+func (b *box) starvedKnown() time.Duration { return 0 }
+
+func selfStarved() time.Duration { return 0 }

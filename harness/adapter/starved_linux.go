@@ -34,24 +34,67 @@ func (b *box) starved() time.Duration {
 		if p.pid != b.kernel.pid && (p.pgid != b.kernel.pid || p.start < b.kernel.start) {
 			continue
 		}
-		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", p.pid))
-		if err != nil {
-			continue
+		if longest, ok := longestWait(p.pid); ok {
+			id := p.ident()
+			b.waits[id] = max(b.waits[id], longest)
 		}
-		var longest time.Duration
-		for _, t := range tasks {
-			if w, ok := runQueueWait(fmt.Sprintf("/proc/%d/task/%s/schedstat", p.pid, t.Name())); ok {
-				longest = max(longest, w)
-			}
-		}
-		id := p.ident()
-		b.waits[id] = max(b.waits[id], longest)
 	}
+	return b.sumWaits()
+}
+
+// starvedKnown is starved for the processes already seen, without a scan
+// of every process: cheap enough to sample at each message of a session
+// (Endpoint.CPUWait). The kernel's own process is always read; the others
+// are the ones a starved call found (a launcher's chain at start-up).
+func (b *box) starvedKnown() time.Duration {
+	b.waitMu.Lock()
+	defer b.waitMu.Unlock()
+	if b.waits == nil {
+		b.waits = map[ident]time.Duration{}
+	}
+	if _, ok := b.waits[b.kernel]; !ok {
+		b.waits[b.kernel] = 0
+	}
+	for id, w := range b.waits {
+		if p, ok := readStat(id.pid); !ok || p.ident() != id {
+			continue // gone, or its number reused: counted as last seen
+		}
+		if longest, ok := longestWait(id.pid); ok {
+			b.waits[id] = max(w, longest)
+		}
+	}
+	return b.sumWaits()
+}
+
+func (b *box) sumWaits() time.Duration {
 	var sum time.Duration
 	for _, w := range b.waits {
 		sum += w
 	}
 	return sum
+}
+
+// selfStarved is starved for this process: the harness, and a kernel it
+// serves in-process.
+func selfStarved() time.Duration {
+	w, _ := longestWait(os.Getpid())
+	return w
+}
+
+// longestWait is the longest run-queue wait of one process's threads.
+func longestWait(pid int) (time.Duration, bool) {
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, false
+	}
+	var longest time.Duration
+	for _, t := range tasks {
+		if w, ok := runQueueWait(dir + "/" + t.Name() + "/schedstat"); ok {
+			longest = max(longest, w)
+		}
+	}
+	return longest, true
 }
 
 // runQueueWait reads the second field of a schedstat file: nanoseconds

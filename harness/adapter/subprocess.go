@@ -102,7 +102,7 @@ func (s Subprocess) Launch(ctx context.Context) (*Endpoint, error) {
 	}
 	stdoutW.Close()
 	b.started(cmd.Process.Pid)
-	ep := &Endpoint{In: input{stdin}, stderr: tail, exited: make(chan struct{}), starved: b.starved}
+	ep := &Endpoint{In: input{stdin}, stderr: tail, exited: make(chan struct{}), starved: b.starved, starvedKnown: b.starvedKnown}
 	out := newOutReader(stdout, ep)
 	ep.Out = out
 	go func() {

@@ -27,9 +27,12 @@ type Entry struct {
 	Start  time.Time
 	End    time.Time // zero while unanswered
 	EndSeq int       // sequence number of the answer; 0 while unanswered
-	Params json.RawMessage
-	Result json.RawMessage
-	Err    string
+	// StartCPUWait and EndCPUWait read the log's CPU-wait clock (SetCPUWait)
+	// at Start and End; both zero when it has none.
+	StartCPUWait, EndCPUWait time.Duration
+	Params                   json.RawMessage
+	Result                   json.RawMessage
+	Err                      string
 	// Value is the decoded params, for checks.
 	Value any
 }
@@ -44,6 +47,29 @@ type Log struct {
 	seq     int
 	entries []*Entry
 	now     func() time.Time
+	cpuWait func() time.Duration
+}
+
+// SetCPUWait gives the log a clock of how long the kernel and the harness
+// have waited for a CPU (driver.Kernel.CPUWait), read at every arrival and
+// answer from then on: an upper time bound between two messages does not
+// count what a busy machine took out of it. Only scenarios with such a
+// bound set it; reading the clock costs a few file reads.
+func (l *Log) SetCPUWait(f func() time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.cpuWait = f
+}
+
+// CPUWait reads the log's CPU-wait clock; 0 without one.
+func (l *Log) CPUWait() time.Duration {
+	l.mu.Lock()
+	f := l.cpuWait
+	l.mu.Unlock()
+	if f == nil {
+		return 0
+	}
+	return f()
 }
 
 // New starts an empty log; now is injectable for tests.
@@ -61,8 +87,11 @@ func (l *Log) Begin(kind, method, session, turn, label string, params json.RawMe
 	l.seq++
 	e := &Entry{Seq: l.seq, Kind: kind, Method: method, SessionID: session, TurnID: turn,
 		Label: label, Start: l.now(), Params: params, Value: value}
+	if l.cpuWait != nil {
+		e.StartCPUWait = l.cpuWait()
+	}
 	if kind == Notification {
-		e.End, e.EndSeq = e.Start, e.Seq
+		e.End, e.EndSeq, e.EndCPUWait = e.Start, e.Seq, e.StartCPUWait
 	}
 	l.entries = append(l.entries, e)
 	return e
@@ -80,6 +109,9 @@ func (l *Log) Finish(e *Entry, result any, err error) {
 	defer l.mu.Unlock()
 	l.seq++
 	e.End, e.EndSeq, e.Result = l.now(), l.seq, raw
+	if l.cpuWait != nil {
+		e.EndCPUWait = l.cpuWait()
+	}
 	if err != nil {
 		e.Err = err.Error()
 	}

@@ -377,6 +377,10 @@ func (k *Kernel) Run(ctx context.Context, w *fakes.World, p wire.RunParams, time
 // stderr while it ran (for a repro bundle); see adapter.Endpoint.
 func (k *Kernel) StderrMark() int64 { return k.ep.StderrMark() }
 
+// CPUWait is how long the kernel and the harness have waited for a CPU
+// (adapter.Endpoint.CPUWait).
+func (k *Kernel) CPUWait() time.Duration { return k.ep.CPUWait() }
+
 // StderrSince: see StderrMark.
 func (k *Kernel) StderrSince(mark int64) (string, int64) { return k.ep.StderrSince(mark) }
 

@@ -172,24 +172,22 @@ func (s *Scenario) runLimited(ctx context.Context, secs string) error {
 		return err
 	}
 	s.limits.limited = true
-	stop := make(chan struct{})
+	// The limit is the kernel's time, not the machine's: what the kernel
+	// and the harness spent waiting for a CPU does not count, so a busy
+	// machine never turns a session that ends on its own into one the
+	// watchdog cancelled (TA-22's failure).
+	stop := func() bool { return false }
 	s.onRun = append(s.onRun, func(k *driver.Kernel) {
-		go func() {
-			t := time.NewTimer(s.env.Scale(time.Duration(v * float64(time.Second))))
-			defer t.Stop()
-			select {
-			case <-stop:
-			case <-t.C:
-				s.limits.mu.Lock()
-				s.limits.watchdogFired = true
-				s.limits.mu.Unlock()
-				cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				_ = k.Cancel(cctx, s.SessionID)
-			}
-		}()
+		stop = driver.AfterCharged(s.env.Scale(time.Duration(v*float64(time.Second))), k.CPUWait, func() {
+			s.limits.mu.Lock()
+			s.limits.watchdogFired = true
+			s.limits.mu.Unlock()
+			cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = k.Cancel(cctx, s.SessionID)
+		})
 	})
-	defer close(stop)
+	defer func() { stop() }()
 	return s.run(ctx)
 }
 

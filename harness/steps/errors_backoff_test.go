@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -125,5 +126,31 @@ func TestFewLongWaits(t *testing.T) {
 	tail := math.Pow(x, 20) + 20*(1-x)*math.Pow(x, 19) + 190*(1-x)*(1-x)*math.Pow(x, 18)
 	if math.Abs(tail-1e-6) > 1e-9 || x < 0.3 || x > 0.4 {
 		t.Errorf("fewLongWaits(20, 2) = %v, tail %v", x, tail)
+	}
+}
+
+// A retry a busy machine delayed past its ceiling is not the kernel's
+// failure: the time the kernel or the harness waited for a CPU between the
+// error answer and the retry is not counted against the ceiling (the ai-sdk
+// framework's 10 ms retry came 6.2 s late at load 25). The floor still
+// counts it, and a kernel that sleeps is charged in full.
+func TestBackoffCeilingDiscountsWaitingForACPU(t *testing.T) {
+	starvedRetry := func(starved time.Duration) []retrySample {
+		xs := samples(func(_ int, n time.Duration) time.Duration { return n })
+		xs[5].wait, xs[5].starved = 6*time.Second+xs[5].wait, starved
+		return xs
+	}
+	if err := backoffScenario(nil).judgeWaits(starvedRetry(6*time.Second), tBase, tFactor); err != nil {
+		t.Errorf("a retry 6 s late, all of it spent waiting for a CPU, was blamed: %v", err)
+	}
+	if err := backoffScenario(nil).judgeWaits(starvedRetry(0), tBase, tFactor); err == nil {
+		t.Error("a retry that slept 6 s past its 40 ms nominal delay passed")
+	}
+	prev := calllog.Entry{EndCPUWait: 2 * time.Second}
+	if got := starvedBetween(prev, calllog.Entry{StartCPUWait: 5 * time.Second}); got != 3*time.Second {
+		t.Errorf("starvedBetween = %v, want 3s", got)
+	}
+	if got := starvedBetween(prev, calllog.Entry{}); got != 0 {
+		t.Errorf("starvedBetween without a clock = %v, want 0", got)
 	}
 }

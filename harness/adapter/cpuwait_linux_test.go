@@ -1,0 +1,45 @@
+package adapter
+
+import (
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+// CPUWait reads real run-queue waits: with more busy threads than CPUs, a
+// busy kernel (and the harness) wait for a CPU, and the clock shows it.
+// Only that it grows is asserted, never by how much.
+func TestCPUWaitGrowsWhenTheMachineIsBusy(t *testing.T) {
+	if _, ok := runQueueWait("/proc/self/schedstat"); !ok {
+		t.Skip("this kernel has no /proc/PID/schedstat (CONFIG_SCHED_INFO): run-queue waits are not measured here")
+	}
+	ep, err := Subprocess{Argv: []string{"sh", "-c", "while :; do :; done"}}.Launch(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ep.Close()
+	before := ep.CPUWait()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range runtime.NumCPU() + 1 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+			}
+		})
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for ep.CPUWait() <= before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	if after := ep.CPUWait(); after <= before {
+		t.Errorf("CPUWait stayed at %v with %d busy threads beside a busy kernel on %d CPUs", after, runtime.NumCPU()+1, runtime.NumCPU())
+	}
+}
