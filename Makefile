@@ -149,7 +149,7 @@ E2E_TESTS := TestFailFastRun TestShardMergeDiffCLI TestBaselineAndBundlesCLI Tes
 	TestChainNotBlamedAtAPointNeverDispatched TestRunInteractiveCallIsNotDescribedAsDenied \
 	TestFuzzFindsTheSameViaFeatures TestPluginCommandCategoryFlag TestPluginCommandDetectsModelProvider \
 	TestBadInput TestOtherCategory TestLaunchFailures TestLogFloodIsNamed TestMisbehaviourIsNamed TestRenderCrash TestDetect \
-	TestAgentsOfEveryDialectRunThroughTheBridge TestMisbehavingAgentsEndInAClearError
+	TestAgentsOfEveryDialectRunThroughTheBridge TestMisbehavingAgentsEndInAClearError TestDeclaredDaemonIsAnObservation
 empty :=
 space := $(empty) $(empty)
 .PHONY: e2e

@@ -94,6 +94,7 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 	// seen and named; then the group, for one that cleared its marker.
 	left, sweepErr := sweep(r.marker(), cmd.Process.Pid, 5*time.Second)
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	left = r.daemonsLeft(left)
 	r.flushObservations()
 	r.mu.Lock()
 	problems := append([]string(nil), r.problems...)
@@ -141,6 +142,21 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 	}
 	res.Turns = turns
 	return res, nil
+}
+
+// daemonsLeft reports the processes left behind that the profile declares
+// as the agent's daemons, as observations, and returns the others.
+func (r *run) daemonsLeft(left []string) []string {
+	var others []string
+	for _, proc := range left {
+		d, ok := r.k.Profile.daemon(proc)
+		if !ok {
+			others = append(others, proc)
+			continue
+		}
+		r.observe("the agent left %s running after it exited, as its profile declares (%s); ended by the bridge", proc, d.Why)
+	}
+	return others
 }
 
 // flushObservations hands this session's observations, each distinct one

@@ -60,14 +60,40 @@ func suite(t *testing.T, p *Profile, tags string) *report.Report {
 // of its own).
 func suiteJ(t *testing.T, p *Profile, tags string, jobs int) *report.Report {
 	t.Helper()
+	return suiteObserved(t, p, tags, jobs, false)
+}
+
+// suiteObserved is suiteJ, and with observed the bridge's observations
+// reach the report as conform agent carries them (the observation file).
+func suiteObserved(t *testing.T, p *Profile, tags string, jobs int, observed bool) *report.Report {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := kernelkit.Launcher("bridge", func() kernelkit.Kernel {
-		return &Kernel{Profile: p, Conform: self, Version: "test"}
+	var w *ObservationWriter
+	opts := runner.Options{Tags: tags, Concurrency: jobs, ScenarioTimeout: 60 * time.Second}
+	if observed {
+		path := filepath.Join(t.TempDir(), "obs.jsonl")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		w = NewObservationWriter(f)
+		rd := NewObservationReader(path)
+		opts.KernelObservations = func(id string) []report.Observation {
+			var out []report.Observation
+			for _, o := range rd.Take(id) {
+				out = append(out, report.Observation{Subject: o.Subject, What: o.What})
+			}
+			return out
+		}
+	}
+	opts.Launcher = kernelkit.Launcher("bridge", func() kernelkit.Kernel {
+		return &Kernel{Profile: p, Conform: self, Version: "test", Observations: w}
 	})
-	r, err := runner.Run(context.Background(), runner.Options{Launcher: l, Tags: tags, Concurrency: jobs, ScenarioTimeout: 60 * time.Second})
+	r, err := runner.Run(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,29 +187,7 @@ func TestNotTurnCallsAreObservationsInTheReport(t *testing.T) {
 	t.Parallel() // see TestAgentsOfEveryDialectRunThroughTheBridge
 	p := profile(t, "anthropic", "--title-call")
 	p.NotTurns = []NotTurn{{Name: "title call", Match: "system_contains", Text: "Generate a title", Answer: "A title"}}
-	path := filepath.Join(t.TempDir(), "obs.jsonl")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w := NewObservationWriter(f)
-	self, _ := os.Executable()
-	l := kernelkit.Launcher("bridge", func() kernelkit.Kernel {
-		return &Kernel{Profile: p, Conform: self, Version: "test", Observations: w}
-	})
-	rd := NewObservationReader(path)
-	r, err := runner.Run(context.Background(), runner.Options{Launcher: l, Tags: "@TA-01", Concurrency: 2, ScenarioTimeout: 60 * time.Second,
-		KernelObservations: func(id string) []report.Observation {
-			var out []report.Observation
-			for _, o := range rd.Take(id) {
-				out = append(out, report.Observation{Subject: o.Subject, What: o.What})
-			}
-			return out
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := suiteObserved(t, p, "@TA-01", 2, true)
 	for _, s := range r.Scenarios {
 		if strings.Contains(strings.Join(s.Log, "\n"), "Generate a title") {
 			t.Errorf("%s: the title call reached the harness:\n%s", s.Name, strings.Join(s.Log, "\n"))
@@ -202,6 +206,33 @@ func TestNotTurnCallsAreObservationsInTheReport(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("report observations lack the title call: %+v", r.Observations)
+	}
+}
+
+// A process the profile declares as the agent's daemon (Cline's hub) is
+// still ended, and reported as an observation instead of an error; one it
+// does not declare stays an error (TestMisbehavingAgentsEndInAClearError).
+func TestDeclaredDaemonIsAnObservation(t *testing.T) {
+	testrace.SkipUnderRace(t) // whole agent sessions: make e2e
+	p := profile(t, "anthropic", "--misbehave", "daemon")
+	// The sweep names the daemon as it finds it (sh -c, env, setsid or
+	// sleep): each of those command lines holds "sleep 3600".
+	p.Daemons = []Daemon{{Match: "sleep 3600", Why: "the test agent's hub"}}
+	r := suiteObserved(t, p, "@TA-01", 1, true)
+	for _, s := range r.Scenarios {
+		if s.Status == report.Error {
+			t.Errorf("%s: error: %s", s.Name, s.Failure)
+		}
+		found := false
+		for _, o := range s.Observations {
+			found = found || o.Subject == SubjectBridge && strings.Contains(o.What, "as its profile declares (the test agent's hub)")
+		}
+		if !found {
+			t.Errorf("%s: no observation of the declared daemon in %+v", s.Name, s.Observations)
+		}
+	}
+	if left := agentProcesses(); len(left) > 0 {
+		t.Errorf("processes left: %v", left)
 	}
 }
 
@@ -238,6 +269,7 @@ func TestProfileCheck(t *testing.T) {
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Result: Result{StatusMap: map[string]string{"success": "complete"}}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Glue: []wire.GlueNote{{Requirement: "TA-2", Reason: "x"}}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Glue: []wire.GlueNote{{Requirement: "TA-02"}}},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Daemons: []Daemon{{Match: "hub"}}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, SpanRoles: []otlp.RoleRule{{Name: "x", Role: "wizard"}}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Hooks: "cline"},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Hooks: "opencode"},

@@ -87,6 +87,30 @@ type Profile struct {
 	TimeoutS float64 `json:"timeout_s,omitempty"`
 	// Isolation: "netns" (default) requires the network namespace.
 	Isolation string `json:"isolation,omitempty"`
+	// Daemons are processes the agent is known to leave running when it
+	// exits (Cline's hub daemon): the bridge still ends them, and reports
+	// each as an observation instead of an error of the session. Any
+	// other process left behind stays an error.
+	Daemons []Daemon `json:"daemons,omitempty"`
+}
+
+// Daemon is one process an agent leaves behind by design.
+type Daemon struct {
+	// Match is a substring of the process's command line
+	// ("--cline-hub-daemon").
+	Match string `json:"match"`
+	// Why says what the process is, for the observation.
+	Why string `json:"why"`
+}
+
+// daemon is the declared daemon a process left behind is, if any.
+func (p *Profile) daemon(proc string) (Daemon, bool) {
+	for _, d := range p.Daemons {
+		if strings.Contains(proc, d.Match) {
+			return d, true
+		}
+	}
+	return Daemon{}, false
 }
 
 // Package is an npm package at a pinned version.
@@ -234,6 +258,11 @@ func (p *Profile) Check() error {
 		}
 		if n.Answer == "" {
 			return fmt.Errorf("not_turns[%d]: no answer", i)
+		}
+	}
+	for i, d := range p.Daemons {
+		if strings.TrimSpace(d.Match) == "" || strings.TrimSpace(d.Why) == "" {
+			return fmt.Errorf("daemons[%d]: needs a match (part of its command line) and why it is left running, got %q and %q", i, d.Match, d.Why)
 		}
 	}
 	return nil
