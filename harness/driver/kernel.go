@@ -59,6 +59,7 @@ func Start(ctx context.Context, l adapter.Launcher, timeout time.Duration) (*Ker
 // start names the initialize timeout's setting (timeoutName) when the
 // kernel does not answer in time: the scenario timeout does not apply yet.
 func start(ctx context.Context, l adapter.Launcher, timeout time.Duration, timeoutName string) (*Kernel, error) {
+	launched := time.Now()
 	ep, err := l.Launch(ctx)
 	if err != nil {
 		return nil, err
@@ -71,7 +72,7 @@ func start(ctx context.Context, l adapter.Launcher, timeout time.Duration, timeo
 		Handshake:   true, // nothing before initialize is answered (PROTOCOL.md §4)
 	})
 	k.rpc.Start()
-	ictx, clock := newStartClock(ctx, ep.Starved, timeout)
+	ictx, clock := newStartClock(ctx, ep.Starved, timeout, launched)
 	defer clock.stop()
 	err = k.rpc.Call(ictx, wire.MethodInitialize, wire.InitializeParams{
 		ProtocolVersions: []string{wire.Version},

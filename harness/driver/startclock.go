@@ -33,11 +33,14 @@ type startClock struct {
 	credited time.Duration
 }
 
-func newStartClock(parent context.Context, starved func() time.Duration, timeout time.Duration) (context.Context, *startClock) {
+// newStartClock starts the clock at began, when the kernel was launched:
+// an in-process kernel starts running before Launch returns, and a loaded
+// machine can take a while to get back to the caller.
+func newStartClock(parent context.Context, starved func() time.Duration, timeout time.Duration, began time.Time) (context.Context, *startClock) {
 	ctx, cancel := context.WithCancelCause(parent)
-	c := &startClock{starved: starved, timeout: timeout, began: time.Now(), starved0: starved(), cancel: cancel}
+	c := &startClock{starved: starved, timeout: timeout, began: began, starved0: starved(), cancel: cancel}
 	c.mu.Lock()
-	c.timer = time.AfterFunc(timeout, c.expire)
+	c.timer = time.AfterFunc(max(0, timeout-time.Since(began)), c.expire)
 	c.mu.Unlock()
 	// The kernel's short-lived processes (a shim's, a launcher's) are only
 	// counted while they exist: sample while the kernel starts.

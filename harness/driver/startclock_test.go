@@ -13,7 +13,7 @@ import (
 func TestStartClockDoesNotCountTimeWaitingForACPU(t *testing.T) {
 	const timeout = 100 * time.Millisecond
 	began := time.Now()
-	ctx, c := newStartClock(context.Background(), func() time.Duration { return time.Since(began) }, timeout)
+	ctx, c := newStartClock(context.Background(), func() time.Duration { return time.Since(began) }, timeout, time.Now())
 	defer c.stop()
 	select {
 	case <-ctx.Done():
@@ -33,7 +33,7 @@ func TestStartClockDoesNotCountTimeWaitingForACPU(t *testing.T) {
 	}
 
 	began2 := time.Now()
-	ctx, c2 := newStartClock(context.Background(), func() time.Duration { return 0 }, timeout)
+	ctx, c2 := newStartClock(context.Background(), func() time.Duration { return 0 }, timeout, time.Now())
 	defer c2.stop()
 	select {
 	case <-ctx.Done():

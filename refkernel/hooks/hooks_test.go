@@ -193,7 +193,7 @@ func TestTransformFailureAborts(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFake(map[string]behaviour{"T1": c.b})
-			h := wire.Hooks{DefaultTimeoutMS: 20, Subscribers: []wire.Subscriber{
+			h := wire.Hooks{DefaultTimeoutMS: timeoutMS(c.category), Subscribers: []wire.Subscriber{
 				sub("T1", c.point, wire.ModeTransform),
 				sub("O1", c.point, wire.ModeObserve),
 			}}
@@ -211,6 +211,20 @@ func TestTransformFailureAborts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// answersMS is the timeout of a subscriber the test expects to answer: far
+// past any delay a loaded machine adds (a 20 ms default turned a transform
+// that answered into a timed-out one at load 40). Only a subscriber meant
+// to time out gets 20 ms.
+const answersMS = 60_000
+
+// timeoutMS is the default timeout of a case expecting category.
+func timeoutMS(category string) int {
+	if category == wire.HookErrTimeout {
+		return 20
+	}
+	return answersMS
 }
 
 func TestTransformMayReencode(t *testing.T) {
@@ -247,7 +261,7 @@ func TestVetoFailsClosed(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFake(map[string]behaviour{"V1": c.b, "V2": decide(wire.DecisionAllow)})
-			h := wire.Hooks{DefaultTimeoutMS: 20, Subscribers: []wire.Subscriber{
+			h := wire.Hooks{DefaultTimeoutMS: timeoutMS(c.category), Subscribers: []wire.Subscriber{
 				sub("V1", wire.PointPlanReady, wire.ModeVeto),
 				sub("V2", wire.PointPlanReady, wire.ModeVeto),
 				sub("O3", wire.PointPlanReady, wire.ModeObserve),
@@ -390,9 +404,9 @@ func TestObserverNeverAheadOfTransform(t *testing.T) {
 	}{{"acks", ack}, {"fails", fail(wire.CodeHookFailed)}, {"hangs", hang}} {
 		t.Run(observer.name, func(t *testing.T) {
 			f := newFake(map[string]behaviour{"T1": appendText("A"), "O": observer.b, "T2": appendText("B")})
-			h := wire.Hooks{DefaultTimeoutMS: 20, Subscribers: []wire.Subscriber{
+			h := wire.Hooks{DefaultTimeoutMS: answersMS, Subscribers: []wire.Subscriber{
 				sub("T1", wire.PointPreModelCall, wire.ModeTransform),
-				sub("O", wire.PointPreModelCall, wire.ModeObserve),
+				{ID: "O", Point: wire.PointPreModelCall, Mode: wire.ModeObserve, TimeoutMS: 20},
 				sub("T2", wire.PointPreModelCall, wire.ModeTransform),
 			}}
 			if _, err := dispatch(t, f, wire.PointPreModelCall, h); err != nil {
