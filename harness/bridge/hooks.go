@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -44,6 +45,24 @@ func (r *run) hookEvents() []string {
 		}
 	}
 	return evs
+}
+
+// relayedPoints are the points at which the bridge relays the agent's
+// hooks, sorted; none without a hook system in the profile.
+func relayedPoints(agent string) []string {
+	if agent == "" {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range hookrelay.Mappings {
+		if m.Agent == agent && m.Exact && hookPoints[m.Point] && !seen[m.Point] {
+			seen[m.Point] = true
+			out = append(out, m.Point)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // hookFormats are the agents whose hook configuration the bridge writes.

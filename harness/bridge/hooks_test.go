@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,5 +77,22 @@ func TestCodexHooksFile(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("hooks.json lacks %s:\n%s", want, b)
 		}
+	}
+}
+
+// The initialize answer says at which points the harness can see the
+// agent's hook dispatches: the relayed points of its hook system, or none.
+func TestInfoDeclaresTheHookPointsSeen(t *testing.T) {
+	for hooks, want := range map[string]string{
+		"":            "none",
+		"claude-code": strings.Join(relayedPoints("claude-code"), ", "),
+	} {
+		k := &Kernel{Profile: &Profile{Name: "x", Dialect: "anthropic", Hooks: hooks}}
+		if got := k.Info().Readings["bridge.hook_points"]; got != want || got == "" {
+			t.Errorf("hooks %q: bridge.hook_points = %q, want %q", hooks, got, want)
+		}
+	}
+	if pts := relayedPoints("claude-code"); !slices.Contains(pts, wire.PointSessionEnd) || slices.Contains(pts, wire.PointPreModelCall) {
+		t.Errorf("claude-code's relayed points %v: want session-end among them, and no pre-model-call (no agent event carries a model request)", pts)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,6 +66,12 @@ func (k *Kernel) Info() kernelkit.Info {
 	r["bridge.dialect"] = k.Profile.Dialect
 	if k.Profile.Hooks != "" {
 		r["bridge.hooks"] = "the agent's one hook command per event is fanned out by the bridge to the point's subscribers in declaration order (kernelkit Session.Dispatch: modes, timeouts, hook_error events are the bridge's glue); only pre-tool-call, post-tool-call, session-start and session-end are relayed"
+	}
+	// The points whose dispatches the harness can see at all: checks of a
+	// dispatch elsewhere are not reached rather than judged on silence.
+	r["bridge.hook_points"] = "none"
+	if pts := relayedPoints(k.Profile.Hooks); len(pts) > 0 {
+		r["bridge.hook_points"] = strings.Join(pts, ", ")
 	}
 	if k.lookups != "" {
 		r["bridge.lookups"] = "every name the agent looks up goes to a stub resolver on " + k.lookups + " inside the namespace, which answers NXDOMAIN and reports the name as an observation (subject bridge); a connection to a literal address beyond loopback fails for want of a route and is not seen"

@@ -415,6 +415,9 @@ func (s *Scenario) pointsNeverDispatched(list string) error {
 		return err
 	}
 	for _, p := range quotedList(list) {
+		if why := s.hookPointUnseen(p); why != "" {
+			return notReached("%s", why)
+		}
 		if d := s.dispatchesAt(p); len(d) > 0 {
 			return fmt.Errorf("expected no %q dispatch, the kernel sent %d (first #%d)", p, len(d), d[0].Seq)
 		}
@@ -426,6 +429,9 @@ func (s *Scenario) pointsNeverDispatched(list string) error {
 func (s *Scenario) dispatchedOnce(point, where string) error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
+	}
+	if why := s.hookPointUnseen(point); why != "" {
+		return notReached("%s", why)
 	}
 	d := s.dispatchesAt(point)
 	if len(d) != 1 {

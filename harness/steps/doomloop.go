@@ -291,6 +291,9 @@ func (s *Scenario) postToolCallSaw(tool string) error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
+	if why := s.hookPointUnseen(wire.PointPostToolCall); why != "" {
+		return notReached("%s", why)
+	}
 	for _, e := range s.dispatchesAt(wire.PointPostToolCall) {
 		if p := e.Value.(wire.HookDispatchParams); p.Payload.Call != nil && p.Payload.Call.Name == tool {
 			return nil

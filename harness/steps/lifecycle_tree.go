@@ -27,6 +27,11 @@ func (s *Scenario) treeLifecycleOnce() error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
+	for _, p := range []string{wire.PointSessionStart, wire.PointSessionEnd} {
+		if why := s.hookPointUnseen(p); why != "" {
+			return notReached("%s", why)
+		}
+	}
 	t := s.saTree()
 	ids := t.members()
 	if len(ids) < 2 {
