@@ -40,17 +40,22 @@ type Launcher interface {
 // more than once.
 func (e *Endpoint) Close() error { return e.close() }
 
-// Starved is how long the kernel has waited for a CPU while it could run
-// (on Linux: the run-queue waits of its processes, each as of the last call
-// that saw it alive, so a caller samples while the kernel starts; 0 where
-// that is not measured, and for an in-process kernel). Time a busy machine kept the
-// kernel from running is not the kernel's: the initialize timeout does not
-// count it.
+// Starved is how long the kernel, and the harness that reads it, have
+// waited for a CPU while they could run (on Linux: the run-queue waits of
+// the kernel's processes, each as of the last call that saw it alive, so a
+// caller samples while the kernel starts, plus the harness's own; 0 for
+// an in-process kernel and where that is not measured). Time a busy
+// machine kept the kernel from running, or the harness from reading its
+// answer, is not the kernel's: the initialize timeout does not count it (a Python kernel's start at load 55 was
+// charged 10 s after 23 s of its own waits were credited, the harness's
+// not).
 func (e *Endpoint) Starved() time.Duration {
 	if e.starved == nil {
+		// In-process, the harness's waits are mostly its other work's,
+		// not this kernel's: a kernel that sleeps is charged in full.
 		return 0
 	}
-	return e.starved()
+	return e.starved() + selfStarved()
 }
 
 // CPUWait is how long the kernel and the harness have waited for a CPU
