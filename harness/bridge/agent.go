@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,24 +38,11 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 	for _, a := range pr.Command {
 		args = append(args, expand(a, vars))
 	}
-	b := r.p.Config.Bounds
-	for _, name := range []string{"max_turns", "max_cost_usd", "max_wall_clock_s"} {
-		set := (name == "max_turns" && b.MaxTurns != nil) || (name == "max_cost_usd" && b.MaxCostUSD != nil) || (name == "max_wall_clock_s" && b.MaxWallClockS != nil)
-		if !set {
-			continue
-		}
-		extra, ok := pr.Bounds[name]
-		if !ok {
-			r.observe("the session sets %s, which the agent cannot be told (the profile maps no flag or setting)", name)
-			continue
-		}
-		for _, a := range extra {
-			args = append(args, expand(a, vars))
-		}
-	}
+	extraArgs, extraEnv := r.bounds(vars)
+	args = append(args, extraArgs...)
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = vars["{workdir}"]
-	cmd.Env = r.env(vars)
+	cmd.Env = append(r.env(vars), extraEnv...)
 	cmd.SysProcAttr = agentProcAttr()
 	out := &lineWriter{flood: make(chan struct{})}
 	cmd.Stdout = out
@@ -215,12 +203,16 @@ func (r *run) prepare() (map[string]string, error) {
 		"{hooks_config}": filepath.Join(r.dir, "hooks.json"),
 		"{conform}":      r.k.Conform,
 		"{max_turns}":    "",
+		// An agent that counts its closing turn among its steps (opencode)
+		// is told one more than the ordinary turns the session allows.
+		"{max_turns_plus_one}": "",
 	}
 	if pr.Package != nil && pr.Package.Bin != "" {
 		vars["{bin}"] = filepath.Join(r.k.BinDir, pr.Package.Bin)
 	}
 	if mt := r.p.Config.Bounds.MaxTurns; mt != nil {
 		vars["{max_turns}"] = strconv.Itoa(*mt)
+		vars["{max_turns_plus_one}"] = strconv.Itoa(*mt + 1)
 	}
 	write := func(path, content string) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -253,6 +245,38 @@ func (r *run) prepare() (map[string]string, error) {
 		return nil, err
 	}
 	return vars, nil
+}
+
+// bounds are the arguments and environment variables that tell the agent
+// the session's bounds (the profile's bounds and bounds_env); a bound the
+// session sets that the profile maps to neither is an observation.
+func (r *run) bounds(vars map[string]string) (args, env []string) {
+	pr := r.k.Profile
+	b := r.p.Config.Bounds
+	for _, name := range []string{"max_turns", "max_cost_usd", "max_wall_clock_s"} {
+		set := (name == "max_turns" && b.MaxTurns != nil) || (name == "max_cost_usd" && b.MaxCostUSD != nil) || (name == "max_wall_clock_s" && b.MaxWallClockS != nil)
+		if !set {
+			continue
+		}
+		extra, hasArgs := pr.Bounds[name]
+		vals, hasEnv := pr.BoundsEnv[name]
+		if !hasArgs && !hasEnv {
+			r.observe("the session sets %s, which the agent cannot be told (the profile maps no flag or setting)", name)
+			continue
+		}
+		for _, a := range extra {
+			args = append(args, expand(a, vars))
+		}
+		keys := make([]string, 0, len(vals))
+		for k := range vals {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			env = append(env, k+"="+expand(vals[k], vars))
+		}
+	}
+	return args, env
 }
 
 // env is the agent's whole environment: nothing of the user's but PATH and

@@ -65,6 +65,12 @@ type Profile struct {
 	// ["--max-turns", "{max_turns}"]. A bound missing here is one the agent
 	// cannot be told; its capability must not be declared.
 	Bounds map[string][]string `json:"bounds,omitempty"`
+	// BoundsEnv maps a session bound to environment variables that set it,
+	// added when the session has the bound, for an agent whose limit is a
+	// setting it reads from its environment rather than a flag (opencode:
+	// OPENCODE_CONFIG_CONTENT with agent.build.steps). Values take the
+	// placeholders, {max_turns_plus_one} among them.
+	BoundsEnv map[string]map[string]string `json:"bounds_env,omitempty"`
 	// Capabilities and Readings are the initialize answer (PROTOCOL.md §15).
 	Capabilities []string          `json:"capabilities,omitempty"`
 	Readings     map[string]string `json:"readings,omitempty"`
@@ -164,7 +170,7 @@ var requirementID = regexp.MustCompile(`^[A-Z]{2}-[0-9]{2}$`)
 
 var placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
 
-var known = []string{"{instruction}", "{max_turns}", "{mcp_config}", "{hooks_config}", "{model}", "{base_url}", "{mcp_url}", "{home}", "{workdir}", "{conform}", "{bin}", "{hook_url}", "{otlp_url}"}
+var known = []string{"{instruction}", "{max_turns}", "{mcp_config}", "{hooks_config}", "{model}", "{base_url}", "{mcp_url}", "{home}", "{workdir}", "{conform}", "{bin}", "{hook_url}", "{otlp_url}", "{max_turns_plus_one}"}
 
 // LoadProfile reads and checks a profile file (JSON).
 func LoadProfile(path string) (*Profile, error) {
@@ -226,6 +232,14 @@ func (p *Profile) Check() error {
 		}
 		for i, a := range v {
 			all[fmt.Sprintf("bounds %s[%d]", k, i)] = a
+		}
+	}
+	for k, v := range p.BoundsEnv {
+		if k != "max_turns" && k != "max_cost_usd" && k != "max_wall_clock_s" {
+			return fmt.Errorf("bounds_env %q: not a bound", k)
+		}
+		for name, val := range v {
+			all[fmt.Sprintf("bounds_env %s %s", k, name)] = val
 		}
 	}
 	all["mcp_config"], all["hooks_config"] = p.MCPConfig, p.HooksConfig

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -109,6 +110,17 @@ func sameCatalog(cat *spec.Catalog, s Source) []string {
 	return nil
 }
 
+// perRunPath is a value conform agent gives each of its runs (shards
+// included) afresh: its agent kernel's observation file and scratch root
+// under the system's temporary folder. Two shards of one agent run differ
+// only there, which says nothing about the kernel they ran.
+var perRunPath = regexp.MustCompile(`(--observations|--scratch) \S*conform-agent-(observations|run)-[0-9]+\S*`)
+
+// sameCommand is a kernel command without its per-run paths.
+func sameCommand(cmd string) string {
+	return perRunPath.ReplaceAllString(cmd, "$1 …")
+}
+
 // sameRun checks that b comes from the run a does: same conform, protocol
 // and kernel (name, version, command, declared capabilities and readings),
 // and, for shards, the same selection cut the same way.
@@ -131,7 +143,7 @@ func sameRun(a, b Source) []string {
 	if ka.Name != kb.Name || ka.Version != kb.Version {
 		differ("kernel", ka.Name+" "+ka.Version, kb.Name+" "+kb.Version)
 	}
-	if ka.Command != kb.Command {
+	if sameCommand(ka.Command) != sameCommand(kb.Command) {
 		differ("kernel command", ka.Command, kb.Command)
 	}
 	if !sameSet(ka.Capabilities, kb.Capabilities) {

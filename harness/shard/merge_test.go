@@ -200,3 +200,25 @@ func TestMergeSelections(t *testing.T) {
 		t.Fatalf("selection %q, compliance %+v", m.Selection, m.Compliance)
 	}
 }
+
+// Shards of one conform agent run differ in their agent kernel's
+// per-run observation file and scratch root (fresh temporary names); they
+// are still one kernel and merge (the first sharded opencode run was
+// refused for it). Another profile is still another command.
+func TestMergeAgentShardsDifferingInPerRunPaths(t *testing.T) {
+	cmd := func(obs, scratch, profile string) string {
+		return "subprocess: /usr/bin/unshare --net --mount -- /w/bin/conform agent-kernel --profile /w/profiles/agents/" + profile +
+			".json --bin-dir /w/.agents/node_modules/.bin --watch-lookups --timeout-multiplier 8 --observations /tmp/conform-agent-observations-" + obs +
+			".jsonl --scratch /tmp/conform-agent-run-" + scratch
+	}
+	a := shardReport(t, 1, 2, row("a.feature", 3, check(4, report.Pass, "TA-01")))
+	b := shardReport(t, 2, 2, row("b.feature", 3, check(4, report.Pass, "TA-02")))
+	a.Kernel.Command, b.Kernel.Command = cmd("1017075259", "3318400519", "opencode"), cmd("316016688", "3090417709", "opencode")
+	if why := sameRun(Source{"a", a}, Source{"b", b}); len(why) != 0 {
+		t.Errorf("shards of one agent run refused: %v", why)
+	}
+	b.Kernel.Command = cmd("316016688", "3090417709", "codex")
+	if why := sameRun(Source{"a", a}, Source{"b", b}); len(why) == 0 || !strings.Contains(why[0], "kernel command") {
+		t.Errorf("another profile: %v, want a kernel command refusal", why)
+	}
+}

@@ -164,6 +164,9 @@ func Markdown(a Agent, j *Judgements, r *report.Report, p *Profile) string {
 	s := r.Summary.Requirements
 	fmt.Fprintf(&b, "Report [%s.json](%s.json) of %s, suite `%s`, suite time %s (the machine was shared with other jobs).\n\n",
 		a.Slug, a.Slug, r.StartedAt.UTC().Format("2006-01-02 15:04 UTC"), short(r.Tool.SuiteDigest), r.Duration.Round(time.Second))
+	if r.Interrupted {
+		fmt.Fprintf(&b, "**Interrupted:** the run was stopped before every scenario ran (%d of %d scenarios not run); the figures are of what ran, and no compliance claim is made.\n\n", r.Summary.Scenarios[report.NotRun], scenarioCount(r))
+	}
 	fmt.Fprintf(&b, "| pass | fail (agent) | fail (glue) | error | skipped | not tested | unverifiable |\n|--:|--:|--:|--:|--:|--:|--:|\n")
 	glueFail, agentFail, errs := 0, 0, 0
 	for _, q := range r.Requirements {
@@ -209,6 +212,14 @@ func Markdown(a Agent, j *Judgements, r *report.Report, p *Profile) string {
 		}
 	}
 	return b.String()
+}
+
+func scenarioCount(r *report.Report) int {
+	n := 0
+	for _, c := range r.Summary.Scenarios {
+		n += c
+	}
+	return n
 }
 
 // cell makes text safe inside a Markdown table cell.
