@@ -122,6 +122,9 @@ func main() {
 	if c := r.CPU; c != nil {
 		fmt.Printf("%d mutants in %.0f s of wall time; CPU %.0f s (setup %.0f s, builds of mutants %.0f s), %d programs built\n",
 			len(r.Mutants), r.DurationS, c.Total, c.Setup, c.Builds, r.Builds)
+		fmt.Printf("CPU by part: coverage %.0f s, baseline %.0f s, schema builds %.0f s, %d alone builds %.0f s; %d judged runs: killed %.0f s, crashed %.0f s, timeout %.0f s, survived %.0f s, not viable %.0f s; %d timed-out runs run again, %d of them came to a verdict\n",
+			c.Coverage, c.Baseline, c.SchemaBuilds, c.AloneBuildCount, c.AloneBuilds, c.Runs, c.Judging[mutation.Killed], c.Judging[mutation.Crashed],
+			c.Judging[mutation.TimedOut], c.Judging[mutation.Survived], c.Judging[mutation.NotViable], c.TimeoutReruns, c.TimeoutRerunsEnded)
 	}
 	for _, s := range append(r.Packages, r.Totals) {
 		fmt.Printf("%-28s %4d mutants  %4d killed  %3d survived  %3d unclassified  score %5.1f%%  spec score %5.1f%%\n",

@@ -113,6 +113,8 @@ type Result struct {
 	Rechecked string `json:"rechecked,omitempty"`
 	// Plugin is the reference plugin whose check judged it (plugin.go).
 	Plugin string `json:"plugin,omitempty"`
+	// buildCPU is the part of CPUMillis its own build took.
+	buildCPU int64
 }
 
 // Run judges every selected mutant and returns the report.
@@ -361,6 +363,7 @@ feed:
 	rep := newReport(cfg, pkgs, results, now().Sub(start))
 	rep.Builds = int(j.builds.Load())
 	rep.CPU = &CPUFigures{Setup: setupCPU.Seconds(), Builds: time.Duration(j.buildCPU.Load()).Seconds(), Total: (usedCPU() - cpu0).Seconds()}
+	rep.CPU.split(&j.tally, results)
 	for _, b := range plan.builds {
 		if b.bin != "" {
 			rep.SchemaBuildS += b.took.Seconds()
@@ -441,7 +444,7 @@ func baseline(ctx context.Context, j *judge) (time.Duration, error) {
 	if err != nil {
 		return 0, fmt.Errorf("the unmutated program does not build: %w", err)
 	}
-	v := j.run(ctx, bin, "")
+	v := j.runExe(ctx, exe{bin: bin, dir: filepath.Dir(bin), setup: true}, "", true)
 	if v.status != Survived {
 		return 0, fmt.Errorf("the unmutated kernel does not pass the suite (%s %v %s): no mutant verdict would mean anything", v.status, v.failing, v.detail)
 	}
@@ -476,7 +479,8 @@ func judgeOne(ctx context.Context, j *judge, dir string, m Mutant, src []byte, s
 		r.Status, r.Detail = HarnessError, err.Error()
 		return r
 	}
-	bin, err := j.buildCounting(ctx, dir, &m, src, &r.CPUMillis)
+	bin, err := j.buildCounting(ctx, dir, &m, src, &r.buildCPU)
+	r.CPUMillis += r.buildCPU
 	var be *buildError
 	switch {
 	case errors.As(err, &be):

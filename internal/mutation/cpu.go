@@ -1,6 +1,7 @@
 package mutation
 
 import (
+	"sync"
 	"syscall"
 	"time"
 )
@@ -14,4 +15,42 @@ func usedCPU() time.Duration {
 	}
 	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
 	return tv(self.Utime) + tv(self.Stime) + tv(children.Utime) + tv(children.Stime)
+}
+
+// tally adds up where a campaign's processor time goes, for CPUFigures:
+// the judged runs, the timed-out runs run again, and the setup's parts.
+type tally struct {
+	mu                   sync.Mutex
+	runs                 int
+	runCPU               time.Duration
+	reruns, rerunsEnded  int
+	coverage, baseline   time.Duration
+	schemaCPU, aloneCPU  time.Duration
+	schemaN, aloneBuilds int
+}
+
+// run counts one judged run of the suite and its CPU time in milliseconds.
+func (t *tally) run(ms int64) {
+	t.mu.Lock()
+	t.runs++
+	t.runCPU += time.Duration(ms) * time.Millisecond
+	t.mu.Unlock()
+}
+
+// timeoutRerun counts a timed-out run run again; ended says the second run
+// came to a verdict.
+func (t *tally) timeoutRerun(ended bool) {
+	t.mu.Lock()
+	t.reruns++
+	if ended {
+		t.rerunsEnded++
+	}
+	t.mu.Unlock()
+}
+
+// add adds d to one of the tally's durations.
+func (t *tally) add(to *time.Duration, d time.Duration) {
+	t.mu.Lock()
+	*to += d
+	t.mu.Unlock()
 }

@@ -55,6 +55,9 @@ type judge struct {
 	buildCPU atomic.Int64
 	// plugin, when set, judges by conform plugin (plugin.go).
 	plugin *PluginUnit
+	// tally splits the CPU time of the campaign's runs and builds
+	// (CPUFigures).
+	tally tally
 }
 
 // cpuOf is the CPU time a finished command used, its waited-for children
@@ -78,6 +81,9 @@ type exe struct {
 	cpu *int64
 	// timeout, when set, replaces the judge's per-run timeout.
 	timeout time.Duration
+	// setup marks the unmutated suite's run, whose CPU time is counted
+	// as setup, not as judging (tally).
+	setup bool
 }
 
 // verdict is what one run of the suite said.
@@ -88,6 +94,14 @@ type verdict struct {
 	took    time.Duration
 	units   []string // with a tagged copy: the own tags of the failing scenarios
 }
+
+// linkFlags leave the symbol table and DWARF out of every program a
+// campaign builds (the unmutated one, schema programs, mutants built
+// alone, the coverage build): nothing a run does reads them (a panic's
+// trace comes from the runtime's own tables), and linking without them
+// takes about a third less CPU (measured: 10.5 against 14.8 CPU s for a
+// mutant of refkernel/retry built alone), a 90 MB program instead of 130.
+const linkFlags = "-s -w"
 
 // build writes the mutated file and the overlay into dir and builds the
 // binary there. src == nil builds the unmutated program.
@@ -102,7 +116,7 @@ func (j *judge) buildCounting(ctx context.Context, dir string, m *Mutant, src []
 		return "", err
 	}
 	bin := filepath.Join(dir, "conform")
-	args := []string{"build", "-o", bin}
+	args := []string{"build", "-o", bin, "-ldflags=" + linkFlags}
 	if m != nil {
 		mutated, err := m.Apply(src)
 		if err != nil {
@@ -133,9 +147,15 @@ func (j *judge) buildCounting(ctx context.Context, dir string, m *Mutant, src []
 	err := cmd.Run()
 	if m != nil {
 		j.buildCPU.Add(int64(cpuOf(cmd.ProcessState)))
-		if cpu != nil {
-			*cpu += cpuOf(cmd.ProcessState).Milliseconds()
-		}
+		j.tally.add(&j.tally.aloneCPU, cpuOf(cmd.ProcessState))
+		j.tally.mu.Lock()
+		j.tally.aloneBuilds++
+		j.tally.mu.Unlock()
+	} else {
+		j.tally.add(&j.tally.baseline, cpuOf(cmd.ProcessState))
+	}
+	if cpu != nil {
+		*cpu += cpuOf(cmd.ProcessState).Milliseconds()
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -157,17 +177,40 @@ func (j *judge) run(ctx context.Context, bin, tags string) verdict {
 }
 
 // runExe runs the suite, restricted to tags, against x; with failFast it
-// stops at the first failure.
+// stops at the first failure. A run that times out runs once more with
+// twice the time before it counts as killed by timeout, and the second
+// run's verdict is the one that counts: the timeout has a floor of 30 s
+// and is derived from the unmutated scenarios' times, so on a heavily
+// loaded machine a slow but correct run could otherwise be a kill the
+// mutant did not earn. A mutant that really hangs costs three times its
+// timeout; there are few (37 of 1648 in a campaign).
 func (j *judge) runExe(ctx context.Context, x exe, tags string, failFast bool) verdict {
 	if j.plugin != nil {
 		return j.plugin.runExe(ctx, j, x)
 	}
-	bin := x.bin
-	start := j.now()
 	limit := j.timeout
 	if x.timeout > 0 {
 		limit = x.timeout
 	}
+	v := j.runOnce(ctx, x, tags, failFast, limit)
+	if v.status != TimedOut || ctx.Err() != nil {
+		return v
+	}
+	first := v.took
+	v = j.runOnce(ctx, x, tags, failFast, 2*limit)
+	j.tally.timeoutRerun(v.status != TimedOut)
+	v.took += first
+	if v.status == TimedOut {
+		v.detail = fmt.Sprintf("no verdict within %s, nor within %s when run again", limit, 2*limit)
+	}
+	return v
+}
+
+// runOnce is one run of the suite against x, restricted to tags, given up
+// after limit.
+func (j *judge) runOnce(ctx context.Context, x exe, tags string, failFast bool, limit time.Duration) verdict {
+	bin := x.bin
+	start := j.now()
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	rep := filepath.Join(x.dir, "report.json")
@@ -195,7 +238,16 @@ func (j *judge) runExe(ctx context.Context, x exe, tags string, failFast bool) v
 	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	hog, err := runWatched(cmd, x.cpu)
+	var used int64
+	hog, err := runWatched(cmd, &used)
+	if x.cpu != nil {
+		*x.cpu += used
+	}
+	if x.setup {
+		j.tally.add(&j.tally.baseline, time.Duration(used)*time.Millisecond)
+	} else {
+		j.tally.run(used)
+	}
 	v := verdict{took: j.now().Sub(start)}
 	var exit *exec.ExitError
 	switch {

@@ -48,7 +48,7 @@ func TestRunMapsExitStatusToVerdict(t *testing.T) {
 		{"initialize refused", "echo 'conform: the kernel could not be started and initialized: kernel error: boom' >&2; exit 2", Killed, nil, "could not be started"},
 		{"initialize refused, with a report", `echo '{"requirements":[{"id":"TA-01","status":"error"}]}' > "$rep"; exit 2`, Killed, []string{"TA-01"}, ""},
 		{"interrupted", "exit 3", HarnessError, nil, "exit status 3"},
-		{"hang", "sleep 30", TimedOut, nil, "no verdict within"},
+		{"hang", "exec sleep 30", TimedOut, nil, "no verdict within"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -155,5 +155,37 @@ func TestRunStopsAMemoryHog(t *testing.T) {
 	stop()
 	if !hog.Load() {
 		t.Error("a process over the limit was not stopped")
+	}
+}
+
+// A run that times out runs once more with twice the time, and the second
+// run's verdict counts: a slow but correct run on a loaded machine is not
+// a kill. Only a run that times out twice is killed by timeout.
+func TestTimedOutRunRunsAgainWithTwiceTheTime(t *testing.T) {
+	j := &judge{timeout: time.Second, now: time.Now}
+	marker := filepath.Join(t.TempDir(), "ran")
+	// The first run hangs; the second passes.
+	slow := fakeConform(t, `if [ -e `+marker+` ]; then exit 0; fi; touch `+marker+`; exec sleep 30`)
+	var r Result
+	if v := j.scope(context.Background(), exe{bin: slow, dir: filepath.Dir(slow), cpu: &r.CPUMillis}, "", &r); v.status != Survived {
+		t.Errorf("timed out once, then passing: %s %q, want survived", v.status, v.detail)
+	}
+	marker2 := filepath.Join(t.TempDir(), "ran")
+	killedLate := fakeConform(t, `if [ -e `+marker2+` ]; then echo '{"requirements":[{"id":"TA-02","status":"fail"}]}' > "$rep"; exit 1; fi; touch `+marker2+`; exec sleep 30`)
+	r = Result{}
+	if v := j.scope(context.Background(), exe{bin: killedLate, dir: filepath.Dir(killedLate)}, "", &r); v.status != Killed || !cmp.Equal(v.failing, []string{"TA-02"}) {
+		t.Errorf("timed out, then failing TA-02: %s %v, want killed by TA-02", v.status, v.failing)
+	}
+	hang := fakeConform(t, `exec sleep 30`)
+	start := time.Now()
+	v := j.scope(context.Background(), exe{bin: hang, dir: filepath.Dir(hang)}, "", &r)
+	if v.status != TimedOut || !strings.Contains(v.detail, "when run again") {
+		t.Errorf("a hang: %s %q, want timeout after a second run", v.status, v.detail)
+	}
+	if took := time.Since(start); took < 3*j.timeout {
+		t.Errorf("a hang was given up after %s, before its second run's doubled timeout (%s in all)", took, 3*j.timeout)
+	}
+	if j.tally.reruns != 3 || j.tally.rerunsEnded != 2 {
+		t.Errorf("tally: %d timed-out runs run again, %d ended; want 3 and 2", j.tally.reruns, j.tally.rerunsEnded)
 	}
 }

@@ -362,9 +362,23 @@ func (u *PluginUnit) pluginArgs(bin string, pr PluginRun, seed uint64, report, s
 	return args
 }
 
+// runOne runs invocation i once; one that times out runs once more with
+// twice the time, and that run's verdict counts (judge.runExe).
 func (u *PluginUnit) runOne(ctx context.Context, j *judge, x exe, pr PluginRun, seed uint64, i int) verdict {
+	v := u.runLimited(ctx, j, x, pr, seed, i, j.timeout)
+	if v.status != TimedOut || ctx.Err() != nil {
+		return v
+	}
+	first := v.took
+	v = u.runLimited(ctx, j, x, pr, seed, i, 2*j.timeout)
+	j.tally.timeoutRerun(v.status != TimedOut)
+	v.took += first
+	return v
+}
+
+func (u *PluginUnit) runLimited(ctx context.Context, j *judge, x exe, pr PluginRun, seed uint64, i int, limit time.Duration) verdict {
 	start := j.now()
-	ctx, cancel := context.WithTimeout(ctx, j.timeout)
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	rep := filepath.Join(x.dir, fmt.Sprintf("plugin-%d.json", i))
 	_ = os.Remove(rep)
@@ -399,7 +413,7 @@ func (u *PluginUnit) runOne(ctx context.Context, j *judge, x exe, pr PluginRun, 
 	case hog:
 		v.status, v.detail = Crashed, fmt.Sprintf("used more than %d MiB of memory", memoryLimit>>20)
 	case ctx.Err() == context.DeadlineExceeded:
-		v.status, v.detail = TimedOut, fmt.Sprintf("no verdict within %s: %s", j.timeout, what)
+		v.status, v.detail = TimedOut, fmt.Sprintf("no verdict within %s: %s", limit, what)
 	case err == nil || errors.As(err, &exit) && exit.ExitCode() == 1:
 		// The report is the verdict, as for kernels: any requirement
 		// that fails or errs, whatever its level.

@@ -305,8 +305,44 @@ func WriteJSON(w io.Writer, r *Report) error {
 // unmutated build and suite run, and measuring reach), the builds of
 // mutants (schema programs and mutants built alone) and everything, this
 // process's own time included.
+//
+// The rest splits it further, to show where a campaign's time goes:
+// coverage (the coverage build and every coverage run, covdata included),
+// baseline (the unmutated program's build and suite run), schema_builds
+// and alone_builds, and judging, the CPU time of the judged runs by the
+// verdict they came to (killed, crashed, timeout, survived). Runs counts
+// the judged runs; timeout_reruns the runs that timed out and ran again
+// (timeout_reruns_ended of them came to a verdict the second time).
 type CPUFigures struct {
 	Setup  float64 `json:"setup"`
 	Builds float64 `json:"builds"`
 	Total  float64 `json:"total"`
+
+	Coverage           float64            `json:"coverage,omitempty"`
+	Baseline           float64            `json:"baseline,omitempty"`
+	SchemaBuilds       float64            `json:"schema_builds,omitempty"`
+	AloneBuilds        float64            `json:"alone_builds,omitempty"`
+	AloneBuildCount    int                `json:"alone_build_count,omitempty"`
+	Judging            map[Status]float64 `json:"judging,omitempty"`
+	Runs               int                `json:"runs,omitempty"`
+	TimeoutReruns      int                `json:"timeout_reruns,omitempty"`
+	TimeoutRerunsEnded int                `json:"timeout_reruns_ended,omitempty"`
+}
+
+// split fills the parts from a campaign's tally and its results.
+func (c *CPUFigures) split(t *tally, results []Result) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c.Coverage, c.Baseline = t.coverage.Seconds(), t.baseline.Seconds()
+	c.SchemaBuilds, c.AloneBuilds, c.AloneBuildCount = t.schemaCPU.Seconds(), t.aloneCPU.Seconds(), t.aloneBuilds
+	c.Runs, c.TimeoutReruns, c.TimeoutRerunsEnded = t.runs, t.reruns, t.rerunsEnded
+	c.Judging = map[Status]float64{}
+	for _, r := range results {
+		if r.CarriedFrom != "" && r.Rechecked == "" {
+			continue
+		}
+		if ms := r.CPUMillis - r.buildCPU; ms > 0 {
+			c.Judging[r.Status] += float64(ms) / 1000
+		}
+	}
 }

@@ -110,8 +110,12 @@ func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) 
 	}
 	bin := filepath.Join(dir, "conform")
 	pkgs := "./" + tree + "/...," + j.target
-	if out, err := j.goCmd(ctx, "build", "-cover", "-coverpkg="+pkgs, "-o", bin, j.target); err != nil {
-		return nil, fmt.Errorf("coverage build: %v: %s", err, firstLines(out, 3))
+	build := exec.CommandContext(ctx, j.goTool, "build", "-cover", "-coverpkg="+pkgs, "-ldflags="+linkFlags, "-o", bin, j.target)
+	build.Dir = j.root
+	out, err := build.CombinedOutput()
+	j.tally.add(&j.tally.coverage, cpuOf(build.ProcessState))
+	if err != nil {
+		return nil, fmt.Errorf("coverage build: %v: %s", err, firstLines(string(out), 3))
 	}
 	mod, err := modulePath(j.root)
 	if err != nil {
@@ -137,7 +141,7 @@ func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) 
 		go func() {
 			defer wg.Done()
 			for u := range next {
-				p, took, cpu, err := unitProfile(ctx, covdata, bin, dir, features, u, units[u])
+				p, took, cpu, err := unitProfile(ctx, j, covdata, bin, dir, features, u, units[u])
 				var prof *reach
 				if err == nil {
 					prof, err = parseProfile(p, mod)
@@ -184,7 +188,7 @@ func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) 
 // unitProfile runs scenario u alone on the coverage build and returns its
 // text profile and the run's wall and CPU time. The scenario's own verdict
 // does not matter here: what it executed does.
-func unitProfile(ctx context.Context, covdata, bin, dir, features string, u int, unit scenarioUnit) (_ []byte, took, cpu time.Duration, _ error) {
+func unitProfile(ctx context.Context, j *judge, covdata, bin, dir, features string, u int, unit scenarioUnit) (_ []byte, took, cpu time.Duration, _ error) {
 	data := filepath.Join(dir, "data", strconv.Itoa(u))
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return nil, 0, 0, err
@@ -199,6 +203,7 @@ func unitProfile(ctx context.Context, covdata, bin, dir, features string, u int,
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	took, cpu = time.Since(start), cpuOf(cmd.ProcessState)
+	j.tally.add(&j.tally.coverage, cpu)
 	if err != nil {
 		var exit *exec.ExitError
 		if ctx.Err() != nil || !(errors.As(err, &exit) && exit.ExitCode() == 1) {
@@ -206,7 +211,10 @@ func unitProfile(ctx context.Context, covdata, bin, dir, features string, u int,
 		}
 	}
 	profile := filepath.Join(dir, "run", strconv.Itoa(u)+".out")
-	if out, err := exec.CommandContext(ctx, covdata, "textfmt", "-i="+data, "-o="+profile).CombinedOutput(); err != nil {
+	text := exec.CommandContext(ctx, covdata, "textfmt", "-i="+data, "-o="+profile)
+	out, err = text.CombinedOutput()
+	j.tally.add(&j.tally.coverage, cpuOf(text.ProcessState))
+	if err != nil {
 		return nil, 0, 0, fmt.Errorf("coverage profile of %s:%d: %v: %s", unit.File, unit.Line, err, firstLines(string(out), 3))
 	}
 	p, err := os.ReadFile(profile)

@@ -300,13 +300,17 @@ func (b *schemaBuild) build(ctx context.Context, j *judge, sources map[string][]
 			return ""
 		}
 		bin := filepath.Join(dir, "conform")
-		cmd := exec.CommandContext(ctx, j.goTool, "build", "-o", bin, "-overlay", ovFile, j.target)
+		cmd := exec.CommandContext(ctx, j.goTool, "build", "-o", bin, "-ldflags="+linkFlags, "-overlay", ovFile, j.target)
 		cmd.Dir = j.root
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		j.builds.Add(1)
 		err := cmd.Run()
 		j.buildCPU.Add(int64(cpuOf(cmd.ProcessState)))
+		j.tally.add(&j.tally.schemaCPU, cpuOf(cmd.ProcessState))
+		j.tally.mu.Lock()
+		j.tally.schemaN++
+		j.tally.mu.Unlock()
 		if err == nil {
 			return bin
 		}
