@@ -15,8 +15,8 @@ OUT=${AGENTS_OUT:-reports/agents}
 FLAGS=${AGENTS_FLAGS:--q -j 4 --timeout-multiplier 3}
 ONLY=${AGENTS_ONLY:-}
 # Profiles that cannot be driven through the suite yet, each for the reason
-# reports/agents/BLOCKED.md gives (cline: the bridge errors on its hub
-# daemon; pi: no MCP client). AGENTS_BLOCKED= runs them anyway.
+# reports/agents/BLOCKED.md gives (cline: its profile declares no glue
+# yet; pi: no MCP client). AGENTS_BLOCKED= runs them anyway.
 BLOCKED=${AGENTS_BLOCKED-cline pi}
 mkdir -p "$OUT"
 status=0
