@@ -68,8 +68,8 @@ type Config struct {
 	// RunPlugins sets it, one unit at a time.
 	Plugin *PluginUnit
 	// OrderFrom, when set, is an earlier campaign's mutation.json: the
-	// mutants it reports timed out are judged first (order.go). It only
-	// orders; no verdict is taken from it.
+	// mutants it reports timed out are judged at once, by workers of
+	// their own beside the Jobs (order.go). No verdict is taken from it.
 	OrderFrom string
 	// FromJournal (plugin campaigns) judges nothing: the report is made
 	// of the verdicts the journals already hold.
@@ -289,7 +289,21 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		finished int
 		next     = make(chan int)
 	)
-	for w := range cfg.Jobs {
+	// Longest first: a mutant reached by ER-01 runs a minute whatever it
+	// does (three in four of the reached ones), so those start while the
+	// quick ones fill the cores, instead of a minute-long tail at the end.
+	order := make([]int, len(mutants))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scopes[b].expect, scopes[a].expect) })
+	hung, order := splitHung(order, mutants, timedOutBefore(cfg.OrderFrom))
+	nextHung := make(chan int)
+	for w := range cfg.Jobs + hungJobs(len(hung), cfg.Jobs) {
+		next := next
+		if w >= cfg.Jobs {
+			next = nextHung
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -341,24 +355,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			}
 		}()
 	}
-	// Longest first: a mutant reached by ER-01 runs a minute whatever it
-	// does (three in four of the reached ones), so those start while the
-	// quick ones fill the cores, instead of a minute-long tail at the end.
-	order := make([]int, len(mutants))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scopes[b].expect, scopes[a].expect) })
-	hangsFirst(order, mutants, timedOutBefore(cfg.OrderFrom))
-feed:
-	for _, i := range order {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
+	go feed(ctx, nextHung, hung)
+	feed(ctx, next, order)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("campaign interrupted: %w", err)
@@ -376,6 +374,19 @@ feed:
 		}
 	}
 	return rep, nil
+}
+
+// feed hands the mutants of order to the workers reading next, then closes
+// it; it stops early when ctx ends.
+func feed(ctx context.Context, next chan<- int, order []int) {
+	defer close(next)
+	for _, i := range order {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // List returns the mutants a campaign over root's packages under tree

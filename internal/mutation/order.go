@@ -3,7 +3,6 @@ package mutation
 import (
 	"encoding/json"
 	"os"
-	"slices"
 )
 
 // timedOutBefore reads the keys of the mutants an earlier campaign's
@@ -35,24 +34,29 @@ func timedOutBefore(path string) map[string]bool {
 	return out
 }
 
-// hangsFirst moves the mutants that timed out before to the front of
-// order, keeping the order within both parts. A mutant that hangs holds
-// its job for its timeout three times over (a timed-out run runs again
-// with twice the time), several minutes, while it uses no CPU: started
-// last it would end the campaign minutes after everything else, started
-// first it waits beside the others. The order changes no verdict.
-func hangsFirst(order []int, mutants []Mutant, hung map[string]bool) {
-	if len(hung) == 0 {
-		return
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		ha, hb := hung[mutants[a].Key], hung[mutants[b].Key]
-		switch {
-		case ha && !hb:
-			return -1
-		case hb && !ha:
-			return 1
+// splitHung takes the mutants that timed out before out of order, keeping
+// the order of both parts. They are judged by workers of their own
+// (hungJobs), beside the campaign's jobs: a mutant that hangs holds its
+// worker for its timeout three times over (a timed-out run runs again with
+// twice the time), minutes, while it uses no CPU, so among the campaign's
+// jobs it would leave a core idle, and started last it would end the
+// campaign minutes after everything else. Where the mutant was judged
+// changes no verdict.
+func splitHung(order []int, mutants []Mutant, hung map[string]bool) (hangs, rest []int) {
+	for _, i := range order {
+		if hung[mutants[i].Key] {
+			hangs = append(hangs, i)
+		} else {
+			rest = append(rest, i)
 		}
-		return 0
-	})
+	}
+	return hangs, rest
+}
+
+// hungJobs is how many workers judge the n mutants that timed out before:
+// all at once, up to twice the campaign's jobs. One that no longer hangs
+// loads the cores like any other mutant; its timeout, derived for the
+// campaign's jobs, is then met by its second run's, twice as long.
+func hungJobs(n, jobs int) int {
+	return min(n, 2*jobs)
 }

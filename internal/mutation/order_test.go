@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestHangsFirst(t *testing.T) {
+func TestSplitHung(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "mutation.json")
 	report := `{"mutants":[{"key":"b","status":"timeout"},{"key":"c","status":"killed"},{"key":"d","status":"timeout"}]}`
 	if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
@@ -15,10 +15,12 @@ func TestHangsFirst(t *testing.T) {
 	}
 	hung := timedOutBefore(path)
 	ms := []Mutant{{Key: "a"}, {Key: "b"}, {Key: "c"}, {Key: "d"}}
-	order := []int{0, 1, 2, 3}
-	hangsFirst(order, ms, hung)
-	if want := []int{1, 3, 0, 2}; !slices.Equal(order, want) {
-		t.Errorf("order %v, want %v", order, want)
+	hangs, rest := splitHung([]int{3, 2, 1, 0}, ms, hung)
+	if !slices.Equal(hangs, []int{3, 1}) || !slices.Equal(rest, []int{2, 0}) {
+		t.Errorf("split %v and %v, want [3 1] and [2 0]", hangs, rest)
+	}
+	if hungJobs(37, 16) != 32 || hungJobs(3, 16) != 3 {
+		t.Errorf("hungJobs(37, 16) = %d, hungJobs(3, 16) = %d; want 32 and 3", hungJobs(37, 16), hungJobs(3, 16))
 	}
 	if timedOutBefore(filepath.Join(t.TempDir(), "none.json")) != nil {
 		t.Error("a missing report names timed-out mutants")
