@@ -59,6 +59,7 @@ func main() {
 	flag.StringVar(&only, "only", "", "comma-separated places (file:line or file:line:col) or keys: judge only those mutants")
 	flag.StringVar(&cfg.Carry.Report, "carry", "", "an earlier campaign's mutation.json: carry its verdicts where the mutated declaration is unchanged")
 	flag.IntVar(&cfg.Carry.Recheck, "recheck", 40, "with -carry: judge this many carried kills again (seeded) and report disagreements")
+	flag.StringVar(&cfg.OrderFrom, "order-from", "reports/mutation.json", "an earlier campaign's report: the mutants it reports timed out are judged at once, by workers of their own beside the -j jobs (a hang uses no CPU; no verdict is taken from it; empty: none)")
 	flag.StringVar(&list, "survivors", "internal/mutation/survivors.json", "the committed classification of survivors")
 	flag.StringVar(&out, "out", "reports", "folder for mutation.json and mutation.md (empty: none)")
 	flag.StringVar(&cfg.Commit, "commit", "", "the commit being mutated, recorded in the report (make mutation passes git rev-parse HEAD)")
@@ -80,6 +81,9 @@ func main() {
 	}
 	if !filepath.IsAbs(list) {
 		list = filepath.Join(cfg.Root, list)
+	}
+	if cfg.OrderFrom != "" && !filepath.IsAbs(cfg.OrderFrom) {
+		cfg.OrderFrom = filepath.Join(cfg.Root, cfg.OrderFrom)
 	}
 	classes, err := mutation.LoadClassifications(list)
 	if err != nil {

@@ -67,6 +67,10 @@ type Config struct {
 	// judges it by conform plugin (plugin.go) instead of conform run;
 	// RunPlugins sets it, one unit at a time.
 	Plugin *PluginUnit
+	// OrderFrom, when set, is an earlier campaign's mutation.json: the
+	// mutants it reports timed out are judged at once, by workers of
+	// their own beside the Jobs (order.go). No verdict is taken from it.
+	OrderFrom string
 	// FromJournal (plugin campaigns) judges nothing: the report is made
 	// of the verdicts the journals already hold.
 	FromJournal bool
@@ -256,9 +260,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	for i, m := range mutants {
 		sc := judgeScope{tags: tags[m.Package], confirm: cfg.Confirm, expect: took}
 		if us := cov.reaching(m.File, m.Line, m.Col, sources[m.File]); len(us) > 0 {
-			sc.reaching, sc.features = cov.scenarioTags(m.File, m.Line, m.Col, sources[m.File]), cov.features
+			sc.reaching, sc.features = cov.tagsOf(us), cov.featuresOf(us)
 			if own, others := cov.split(us, reqs[m.Package]); len(own) > 0 && len(others) > 0 {
-				sc.reaching, sc.then = cov.tagsOf(own), cov.tagsOf(others)
+				sc.reaching, sc.features = cov.tagsOf(own), cov.featuresOf(own)
+				sc.then, sc.thenFeatures = cov.tagsOf(others), cov.featuresOf(others)
 			}
 			longest, rest := cov.nominal(us, runtime.NumCPU())
 			sc.expect = longest + rest
@@ -284,7 +289,21 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		finished int
 		next     = make(chan int)
 	)
-	for w := range cfg.Jobs {
+	// Longest first: a mutant reached by ER-01 runs a minute whatever it
+	// does (three in four of the reached ones), so those start while the
+	// quick ones fill the cores, instead of a minute-long tail at the end.
+	order := make([]int, len(mutants))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scopes[b].expect, scopes[a].expect) })
+	hung, order := splitHung(order, mutants, timedOutBefore(cfg.OrderFrom))
+	nextHung := make(chan int)
+	for w := range cfg.Jobs + hungJobs(len(hung), cfg.Jobs) {
+		next := next
+		if w >= cfg.Jobs {
+			next = nextHung
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -336,23 +355,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			}
 		}()
 	}
-	// Longest first: a mutant reached by ER-01 runs a minute whatever it
-	// does (three in four of the reached ones), so those start while the
-	// quick ones fill the cores, instead of a minute-long tail at the end.
-	order := make([]int, len(mutants))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scopes[b].expect, scopes[a].expect) })
-feed:
-	for _, i := range order {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
+	go feed(ctx, nextHung, hung)
+	feed(ctx, next, order)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("campaign interrupted: %w", err)
@@ -370,6 +374,19 @@ feed:
 		}
 	}
 	return rep, nil
+}
+
+// feed hands the mutants of order to the workers reading next, then closes
+// it; it stops early when ctx ends.
+func feed(ctx context.Context, next chan<- int, order []int) {
+	defer close(next)
+	for _, i := range order {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // List returns the mutants a campaign over root's packages under tree
@@ -461,8 +478,10 @@ type judgeScope struct {
 	reaching string
 	// then, when set, are the other reaching scenarios, run only when
 	// the mutant survives those of reaching (reach.split).
-	then     string
-	features string
+	then string
+	// features and thenFeatures hold the feature files of the scenarios
+	// of reaching and then (reach.featuresOf).
+	features, thenFeatures string
 	// timeout, when set, bounds a run of the reaching scenarios instead of
 	// the campaign's per-run timeout (runTimeout).
 	timeout time.Duration
@@ -517,6 +536,7 @@ func judgeBuilt(ctx context.Context, j *judge, x exe, sc judgeScope, r *Result) 
 		x.features, x.timeout = sc.features, sc.timeout
 		v := j.scope(ctx, x, sc.reaching, r)
 		if v.status == Survived && sc.then != "" {
+			x.features = sc.thenFeatures
 			v = j.scope(ctx, x, sc.then, r)
 		}
 		r.Scope = "reaching"

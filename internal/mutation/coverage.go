@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -27,6 +28,9 @@ type reach struct {
 	units    []scenarioUnit
 	took     []time.Duration // by unit: its coverage run's wall time
 	cpu      []time.Duration // by unit: its coverage run's CPU time
+	// sets are the folders featuresOf made, by their files.
+	setsMu sync.Mutex
+	sets   map[string]string
 }
 
 type coverBlock struct {
@@ -64,7 +68,7 @@ func measureReach(ctx context.Context, j *judge, tree string) (*reach, error) {
 	}
 	cmd := exec.CommandContext(ctx, bin, "run", "-q", "--slow", "--require", "all")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOCOVERDIR="+data)
+	cmd.Env = append(runEnv(), "GOCOVERDIR="+data)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("coverage run: %v: %s", err, firstLines(string(out), 3))
 	}

@@ -1,6 +1,9 @@
 package mutation
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -53,4 +56,31 @@ func (t *tally) add(to *time.Duration, d time.Duration) {
 	t.mu.Lock()
 	*to += d
 	t.mu.Unlock()
+}
+
+// runEnv is the environment of a conform run: this process's, with every
+// PATH folder that holds a go command left out. Every conform process
+// starts by running `go env GOTOOLDIR` (the init of godog's internal
+// builder package, which conform run never uses): a whole Go program
+// started beside each of the thousands of runs of a campaign, about a
+// third of an empty run's CPU time and far more of its wall time on a
+// loaded machine (20 starts of conform at load 50: 51-73 s with it, 9-27
+// s without). Nothing a run of the embedded kernel does looks for go: the
+// kernel is served in-process, and the harness starts a program only for
+// --kernel.
+func runEnv() []string {
+	env := os.Environ()
+	for i, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			var keep []string
+			for _, dir := range filepath.SplitList(v) {
+				if st, err := os.Stat(filepath.Join(dir, "go")); err == nil && !st.IsDir() {
+					continue
+				}
+				keep = append(keep, dir)
+			}
+			env[i] = "PATH=" + strings.Join(keep, string(filepath.ListSeparator))
+		}
+	}
+	return env
 }

@@ -76,11 +76,25 @@
 // that ER-01's minute of retries bounds. The mutants expected to run
 // longest (by the same times) are judged first, the @slow scenarios'
 // coverage runs start first, and the unmutated suite runs beside them.
+// The mutants an earlier campaign's report (-order-from) says timed out
+// are judged at once by workers of their own beside the -j jobs: a hang
+// holds its worker for three timeouts and uses no CPU (order.go).
+//
+// What a judged run costs is mostly conform's own start (about 0.3 CPU s
+// against some 17 ms per scenario in a whole-suite run), so each run is
+// given only the feature files of its scenarios (conform parses every file
+// it is given three times before it runs one), its conform starts without
+// the go command on PATH (godog's builder package runs go env in its
+// init), and every program is linked without symbol table and DWARF. The
+// report's cpu_s splits the campaign's CPU time: coverage, baseline,
+// schema and alone builds, and the judged runs by verdict.
 //
 // Verdicts: killed (a requirement of any profile fails or errs in the run's
 // JSON report, and fails again when its scenarios run a second time),
 // crashed (the in-process kernel panicked), timeout (no verdict within the
-// per-mutant timeout), survived (nothing failed), not viable (does not
+// per-run timeout, twice: a run that times out runs once more with twice
+// the time, and that run's verdict counts, so a slow but correct run on a
+// loaded machine is no kill), survived (nothing failed), not viable (does not
 // compile; excluded from scores). A survivor is either classified in the
 // committed list (survivors.json: equivalent; a legal variant, a correct
 // kernel that declares what it does because the mutated value also feeds

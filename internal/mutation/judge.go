@@ -232,9 +232,7 @@ func (j *judge) runOnce(ctx context.Context, x exe, tags string, failFast bool, 
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = x.dir
-	if len(x.env) > 0 {
-		cmd.Env = append(os.Environ(), x.env...)
-	}
+	cmd.Env = append(runEnv(), x.env...)
 	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -141,7 +141,7 @@ func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) 
 		go func() {
 			defer wg.Done()
 			for u := range next {
-				p, took, cpu, err := unitProfile(ctx, j, covdata, bin, dir, features, u, units[u])
+				p, took, cpu, err := unitProfile(ctx, j, covdata, bin, dir, r.featuresOf([]int{u}), u, units[u])
 				var prof *reach
 				if err == nil {
 					prof, err = parseProfile(p, mod)
@@ -185,7 +185,8 @@ func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) 
 	return r, first
 }
 
-// unitProfile runs scenario u alone on the coverage build and returns its
+// unitProfile runs scenario u alone on the coverage build, from features
+// (a folder holding its file, reach.featuresOf), and returns its
 // text profile and the run's wall and CPU time. The scenario's own verdict
 // does not matter here: what it executed does.
 func unitProfile(ctx context.Context, j *judge, covdata, bin, dir, features string, u int, unit scenarioUnit) (_ []byte, took, cpu time.Duration, _ error) {
@@ -199,7 +200,7 @@ func unitProfile(ctx context.Context, j *judge, covdata, bin, dir, features stri
 	}
 	cmd := exec.CommandContext(ctx, bin, "run", "-q", "--slow", "--require", "all", "--features", features, "--tags", unit.Tag)
 	cmd.Dir = run
-	cmd.Env = append(os.Environ(), "GOCOVERDIR="+data)
+	cmd.Env = append(runEnv(), "GOCOVERDIR="+data)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	took, cpu = time.Since(start), cpuOf(cmd.ProcessState)
@@ -333,6 +334,58 @@ func (r *reach) tagsOf(us []int) string {
 		tags[i] = r.units[u].Tag
 	}
 	return strings.Join(tags, ",")
+}
+
+// featuresOf is a folder holding only the feature files (of the tagged
+// copy) that hold scenarios us, for a run that selects those scenarios:
+// conform parses every feature file it is given, three times over, before
+// it runs a scenario (about a third of a one-scenario run's CPU time with
+// all 39 files), and a file holding none of the selected scenarios adds
+// nothing to the run but that. The files are the tagged copies
+// themselves (hard links, or copies where links fail), so each selected
+// scenario runs from the same text, with its file's background and tags.
+// Folders are made once per set of files; any failure gives the whole
+// tagged copy, which selects the same scenarios.
+func (r *reach) featuresOf(us []int) string {
+	var files []string
+	for _, u := range us {
+		if !slices.Contains(files, r.units[u].File) {
+			files = append(files, r.units[u].File)
+		}
+	}
+	slices.Sort(files)
+	key := strings.Join(files, "\x00")
+	r.setsMu.Lock()
+	defer r.setsMu.Unlock()
+	if dir, ok := r.sets[key]; ok {
+		return dir
+	}
+	if r.sets == nil {
+		r.sets = map[string]string{}
+	}
+	dir := filepath.Join(filepath.Dir(r.features), "sets", strconv.Itoa(len(r.sets)+1))
+	r.sets[key] = r.features
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return r.features
+	}
+	for _, f := range files {
+		if linkOrCopy(filepath.Join(r.features, f), filepath.Join(dir, f)) != nil {
+			return r.features
+		}
+	}
+	r.sets[key] = dir
+	return dir
+}
+
+func linkOrCopy(from, to string) error {
+	if os.Link(from, to) == nil {
+		return nil
+	}
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o644)
 }
 
 // nominal is how long a run of scenarios us takes against the unmutated

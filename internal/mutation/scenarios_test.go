@@ -122,3 +122,35 @@ func TestSplit(t *testing.T) {
 		t.Errorf("split = %v, %v", own, others)
 	}
 }
+
+// A run of some scenarios is given only the feature files that hold them,
+// the tagged copies themselves, one folder per set of files.
+func TestFeaturesOf(t *testing.T) {
+	tagged := filepath.Join(t.TempDir(), "features")
+	if err := os.MkdirAll(tagged, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"a.feature", "b.feature", "c.feature"} {
+		if err := os.WriteFile(filepath.Join(tagged, f), []byte("Feature: "+f+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := &reach{features: tagged, units: []scenarioUnit{{File: "a.feature"}, {File: "b.feature"}, {File: "a.feature"}, {File: "c.feature"}}}
+	dir := r.featuresOf([]int{2, 1, 0})
+	got, err := filepath.Glob(filepath.Join(dir, "*.feature"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || filepath.Base(got[0]) != "a.feature" || filepath.Base(got[1]) != "b.feature" {
+		t.Fatalf("folder for units 0-2 holds %v, want a.feature and b.feature", got)
+	}
+	if b, err := os.ReadFile(got[1]); err != nil || string(b) != "Feature: b.feature\n" {
+		t.Errorf("b.feature: %q %v, want the tagged copy's text", b, err)
+	}
+	if again := r.featuresOf([]int{0, 1}); again != dir {
+		t.Errorf("the same files gave another folder: %s, then %s", dir, again)
+	}
+	if other := r.featuresOf([]int{3}); other == dir || other == tagged {
+		t.Errorf("c.feature alone: %s (the first set's %s, the whole copy %s)", other, dir, tagged)
+	}
+}

@@ -1,0 +1,62 @@
+package mutation
+
+import (
+	"encoding/json"
+	"os"
+)
+
+// timedOutBefore reads the keys of the mutants an earlier campaign's
+// mutation.json reports timed out; a missing or unreadable file gives
+// none.
+func timedOutBefore(path string) map[string]bool {
+	if path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var r struct {
+		Mutants []struct {
+			Key    string `json:"key"`
+			Status Status `json:"status"`
+		} `json:"mutants"`
+	}
+	if json.Unmarshal(b, &r) != nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, m := range r.Mutants {
+		if m.Status == TimedOut {
+			out[m.Key] = true
+		}
+	}
+	return out
+}
+
+// splitHung takes the mutants that timed out before out of order, keeping
+// the order of both parts. They are judged by workers of their own
+// (hungJobs), beside the campaign's jobs: a mutant that hangs holds its
+// worker for its timeout three times over (a timed-out run runs again with
+// twice the time), minutes, while it uses no CPU, so among the campaign's
+// jobs it would leave a core idle, and started last it would end the
+// campaign minutes after everything else. Where the mutant was judged
+// changes no verdict.
+func splitHung(order []int, mutants []Mutant, hung map[string]bool) (hangs, rest []int) {
+	for _, i := range order {
+		if hung[mutants[i].Key] {
+			hangs = append(hangs, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	return hangs, rest
+}
+
+// hungJobs is how many workers judge the n mutants that timed out before:
+// all at once, up to twice the campaign's jobs. One that no longer hangs
+// loads the cores like any other mutant; its timeout, derived for the
+// campaign's jobs, is then met by its second run's, twice as long.
+func hungJobs(n, jobs int) int {
+	return min(n, 2*jobs)
+}

@@ -1,0 +1,28 @@
+package mutation
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestSplitHung(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mutation.json")
+	report := `{"mutants":[{"key":"b","status":"timeout"},{"key":"c","status":"killed"},{"key":"d","status":"timeout"}]}`
+	if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hung := timedOutBefore(path)
+	ms := []Mutant{{Key: "a"}, {Key: "b"}, {Key: "c"}, {Key: "d"}}
+	hangs, rest := splitHung([]int{3, 2, 1, 0}, ms, hung)
+	if !slices.Equal(hangs, []int{3, 1}) || !slices.Equal(rest, []int{2, 0}) {
+		t.Errorf("split %v and %v, want [3 1] and [2 0]", hangs, rest)
+	}
+	if hungJobs(37, 16) != 32 || hungJobs(3, 16) != 3 {
+		t.Errorf("hungJobs(37, 16) = %d, hungJobs(3, 16) = %d; want 32 and 3", hungJobs(37, 16), hungJobs(3, 16))
+	}
+	if timedOutBefore(filepath.Join(t.TempDir(), "none.json")) != nil {
+		t.Error("a missing report names timed-out mutants")
+	}
+}
