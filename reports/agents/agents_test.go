@@ -63,8 +63,9 @@ func TestJudgementsHoldToReports(t *testing.T) {
 	}
 }
 
-// The judgement files fit their schema.
-func TestJudgementsFitSchema(t *testing.T) {
+// judgementSchema compiles judgements.schema.json.
+func judgementSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
 	c := jsonschema.NewCompiler()
 	raw, err := os.ReadFile("judgements.schema.json")
 	if err != nil {
@@ -81,6 +82,12 @@ func TestJudgementsFitSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sch
+}
+
+// The judgement files fit their schema.
+func TestJudgementsFitSchema(t *testing.T) {
+	sch := judgementSchema(t)
 	files, _ := filepath.Glob("*.judgements.json")
 	if len(files) < len(Agents) {
 		t.Errorf("%d judgement files, want one per agent (%d)", len(files), len(Agents))

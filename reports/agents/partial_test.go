@@ -22,22 +22,7 @@ var Partial = []Agent{
 }
 
 func TestPartialRunsAreJudged(t *testing.T) {
-	c := jsonschema.NewCompiler()
-	raw, err := os.ReadFile("judgements.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.AddResource("judgements.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("judgements.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sch := judgementSchema(t)
 	for _, a := range Partial {
 		dir := a.Slug
 		r, err := LoadReport(dir, a.Slug)
