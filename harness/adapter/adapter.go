@@ -60,7 +60,7 @@ func (e *Endpoint) Starved() time.Duration {
 
 // CPUWait is how long the kernel and the harness have waited for a CPU
 // while they could run, summed (each as in Starved, the kernel's processes
-// as of their last sample, an in-process kernel counted with the harness).
+// as of their last sample; 0 for an in-process kernel, as in Starved).
 // It only grows, and is cheap enough to read at each message: the
 // difference between two readings is time a busy machine, not the kernel,
 // took out of the interval, which upper time bounds do not count (retry
@@ -68,11 +68,13 @@ func (e *Endpoint) Starved() time.Duration {
 // the two, because a request is late by both the kernel's wait to send it
 // and the harness's wait to read it; a kernel that sleeps adds to neither.
 func (e *Endpoint) CPUWait() time.Duration {
-	w := selfStarved()
-	if e.starvedKnown != nil {
-		w += e.starvedKnown()
+	if e.starvedKnown == nil {
+		// In-process, as in Starved: the harness's waits are mostly its
+		// other sessions', and reading every thread's schedstat at each
+		// message of a busy test process is not free.
+		return 0
 	}
-	return w
+	return e.starvedKnown() + selfStarved()
 }
 
 // Exited is closed when the kernel has stopped.
