@@ -71,6 +71,7 @@ Feature: Error recovery
     And the model fails each of 12 calls 2 times with "rate_limited", answers each with a call to "search" whose query changes each time, then with text "Done."
     When the session runs
     Then the waits of all 24 retries, taken together, follow a backoff from 40 ms growing by a factor of 10
+    And the retry events' delay_ms, taken together, follow a backoff from 40 ms growing by a factor of 10
     And every retry event's delay_ms lies within the kernel's backoff bounds from 40 ms growing by a factor of 10, and no retry came sooner
     And the retry events' delay_ms are jittered
 
@@ -198,11 +199,13 @@ Feature: Error recovery
     With 20 waits, full jitter keeps all but two of them below 36% of the
     500 ms base only with a chance of one in a million; a kernel whose
     default base is 100 ms never reaches 20%, and a loaded machine would
-    have to stall three of its waits by 80 ms to hide that.
+    have to stall three of its waits by 80 ms to hide that. The delays the
+    kernel announces carry no such noise and are judged alike.
     Given a data_source tool "search" from provider "web" declared safe with no key fields
     And the model fails each of 20 calls 1 time with "rate_limited", answers each with a call to "search" whose query changes each time, then with text "Done."
     When the session runs
     Then the waits of all 20 retries, taken together, follow a backoff from 500 ms growing by a factor of 2
+    And the retry events' delay_ms, taken together, follow a backoff from 500 ms growing by a factor of 2
 
   @ER-01 @ER-05 @must @slow
   Scenario: a base delay of 4 s is taken from the retry settings, judged on twenty first retries
@@ -220,6 +223,7 @@ Feature: Error recovery
     And the model fails each of 20 calls 1 time with "rate_limited", answers each with a call to "search" whose query changes each time, then with text "Done."
     When the session runs
     Then the waits of all 20 retries, taken together, follow a backoff from 4000 ms growing by a factor of 2
+    And the retry events' delay_ms, taken together, follow a backoff from 4000 ms growing by a factor of 2
 
   @ER-05 @must @slow
   Scenario: without retry settings a failing call is retried the shipped default of 5 times

@@ -3,6 +3,7 @@ package steps
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -71,5 +72,37 @@ func TestBackoffBaseTakenFromSettings(t *testing.T) {
 	})
 	if err := backoffScenario(nil).judgeWaits(fixed, base, 2); err == nil {
 		t.Error("a built-in 1 s base passed for a configured base of 4 s")
+	}
+}
+
+// Twenty announced first retries of a kernel whose default base is 100 ms
+// where 500 ms is shipped fail, with no arrival time to blur them; the
+// reference's equal jitter at the shipped base passes, and a kernel that
+// announces nothing is left to its arrival times.
+func TestAnnouncedDelaysTakenTogether(t *testing.T) {
+	world := func(delay func(i int) int) *Scenario {
+		w := fakes.NewWorld()
+		for i := range 20 {
+			if delay == nil {
+				break
+			}
+			ev, _ := json.Marshal(wire.Event{SessionID: "s", TurnID: fmt.Sprintf("t%d", i+1), Kind: wire.EventRetry, Producer: "kernel",
+				Payload: map[string]any{"attempt": 1, "category": "rate_limited", "delay_ms": delay(i)}})
+			w.Notify(wire.NotifyEvent, ev)
+		}
+		return &Scenario{World: w, SessionID: "s", ran: true, env: &Env{}}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	if err := world(func(int) int { return 50 + r.IntN(51) }).announcedTogether(500, 2); err == nil || !strings.Contains(err.Error(), "announce") {
+		t.Errorf("a 100 ms base announced where 500 ms is shipped: want a failure naming the announced delays, got %v", err)
+	}
+	for i := range 200 {
+		if err := world(func(int) int { return 250 + r.IntN(251) }).announcedTogether(500, 2); err != nil {
+			t.Fatalf("run %d: equal jitter at the shipped base: %v", i, err)
+		}
+	}
+	var na *notApplicableError
+	if err := world(nil).announcedTogether(500, 2); !errors.As(err, &na) {
+		t.Errorf("nothing announced: want not applicable (the arrival times judge), got %v", err)
 	}
 }
