@@ -69,9 +69,9 @@ Feature: Hook dispatch order and payload flow
   @HD-06 @must
   Scenario: a transform is dispatched only after the transform before it has answered
     Given these hook subscribers at "pre-model-call", in this order:
-      | subscriber | mode      | behaviour                |
-      | T1         | transform | appends "A" after 300 ms |
-      | T2         | transform | appends "B"              |
+      | subscriber | mode      | behaviour                | timeout ms |
+      | T1         | transform | appends "A" after 300 ms | 6000       |
+      | T2         | transform | appends "B"              |            |
     And the model answers request 1 with text "Finished."
     When the session runs
     Then the session ends with status "completed"
@@ -86,10 +86,10 @@ Feature: Hook dispatch order and payload flow
     Given a resource tool "write" from provider "fs"
     And a policy rule "allow-write" that allows "write"
     And these hook subscribers at "plan-ready", in this order:
-      | subscriber | mode      | behaviour             |
-      | T1         | transform | answers after 300 ms  |
-      | V1         | veto      | allows after 300 ms   |
-      | V2         | veto      | allows                |
+      | subscriber | mode      | behaviour             | timeout ms |
+      | T1         | transform | answers after 300 ms  | 6000       |
+      | V1         | veto      | allows after 300 ms   | 6000       |
+      | V2         | veto      | allows                |            |
     And the model answers request 1 with call write(path "a")
     And the model answers request 2 with text "Finished."
     When the session runs
@@ -117,10 +117,12 @@ Feature: Hook dispatch order and payload flow
     the observer does. Whether the kernel waits for the observer before
     calling the second transform is not asserted: the spec only forbids the
     observer to run ahead or to change what the second transform receives.
+    The first transform's 300 ms hold sits 20 times inside its own timeout,
+    so a loaded machine never turns it into a timed-out transform.
 
     Given these hook subscribers at "pre-model-call", in this order:
       | subscriber | mode      | behaviour                | timeout ms |
-      | T1         | transform | appends "A" after 300 ms |            |
+      | T1         | transform | appends "A" after 300 ms | 6000       |
       | O          | observe   | <behaviour>              | 500        |
       | T2         | transform | appends "B"              |            |
     And the model answers request 1 with text "Finished."
