@@ -152,7 +152,9 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	}
 	opt := runner.Options{Launcher: l, Tags: f.tags, Concurrency: f.jobs, ScenarioTimeout: f.timeout, FS: features.FS, Root: ".", TimeoutMultiplier: f.multiplier, Slow: f.slow}
 	if f.kernelObs != "" {
+		// Only conform agent sets the flag, for the bridge it launches.
 		opt.KernelObservations = kernelObservations(f.kernelObs)
+		opt.Bridged = true
 	}
 	if f.features != "" {
 		if opt.FS, err = featureFolder(f.features); err != nil {

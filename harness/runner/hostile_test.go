@@ -21,6 +21,7 @@ import (
 	"github.com/agentconform/conform/features"
 	"github.com/agentconform/conform/harness/adapter"
 	"github.com/agentconform/conform/harness/report"
+	"github.com/agentconform/conform/harness/steps"
 	"github.com/agentconform/conform/internal/jsonrpc"
 	"github.com/agentconform/conform/internal/testrace"
 	"github.com/agentconform/conform/spec"
@@ -91,6 +92,8 @@ func hostileInit(mode string) wire.InitializeResult {
 	}
 	if mode == "glue" { // an adapter that labels its own glue (TestGlueLabel)
 		res.Glue = []wire.GlueNote{{Requirement: "TA-10", Reason: "the adapter's wrapper crashes, not the loop"}, {Requirement: "ZZ-99", Reason: "no such row"}}
+		// and claims the bridge's blindness to hooks, which it is not
+		res.Readings = map[string]string{steps.BridgeHookPoints: "none"}
 	}
 	return res
 }

@@ -51,7 +51,7 @@ func NewLines(ctx context.Context, opt Options) (*Lines, error) {
 	glue, _ := glueOf(cat, info.Glue)
 	return &Lines{
 		cat: cat,
-		env: &steps.Env{Pool: opt.Pool, ScenarioTimeout: opt.ScenarioTimeout, Info: info, TimeoutMultiplier: opt.TimeoutMultiplier},
+		env: &steps.Env{Pool: opt.Pool, ScenarioTimeout: opt.ScenarioTimeout, Info: info, TimeoutMultiplier: opt.TimeoutMultiplier, Bridged: opt.Bridged},
 		kernel: report.Kernel{Name: info.Kernel.Name, Version: info.Kernel.Version, Capabilities: info.Capabilities,
 			Readings: info.Readings, Glue: glue, Command: describe(opt.Launcher)},
 		logs: opt.LogLines,

@@ -82,6 +82,10 @@ type Options struct {
 	// of a session beside the wire (conform agent: the bridge's
 	// observations of the agent), added to the scenario's observations.
 	KernelObservations func(sessionID string) []report.Observation
+	// Bridged says the kernel is conform's own agent bridge (conform agent
+	// launched it), so its bridge.* readings are the harness's word about
+	// what it can see of the agent, not the kernel's claim about itself.
+	Bridged bool
 }
 
 // ErrIncomplete means the run stopped before every scenario had a verdict.
@@ -158,7 +162,7 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 
 	stop, stopWhen := stopContext(opt)
 	defer stopWhen.cancel()
-	env := &steps.Env{Pool: pool, ScenarioTimeout: opt.ScenarioTimeout, Info: info, Stop: stop, TimeoutMultiplier: opt.TimeoutMultiplier}
+	env := &steps.Env{Pool: pool, ScenarioTimeout: opt.ScenarioTimeout, Info: info, Stop: stop, TimeoutMultiplier: opt.TimeoutMultiplier, Bridged: opt.Bridged}
 	col := &collector{docs: map[string]*messages.GherkinDocument{}, undefined: map[string]string{}, logLines: opt.LogLines,
 		keep: keep, capture: opt.Capture, finished: stopWhen.check, kernelObs: opt.KernelObservations}
 	if opt.Progress != nil {
@@ -203,6 +207,9 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	}
 	glue, glueWarnings := glueOf(cat, info.Glue)
 	warnings = append(warnings, glueWarnings...)
+	if _, ok := info.Readings[steps.BridgeHookPoints]; ok && !opt.Bridged {
+		warnings = append(warnings, fmt.Sprintf("the kernel declares %s, which only conform agent's bridge may say of itself; it is ignored and every hook check is judged", steps.BridgeHookPoints))
+	}
 	r := report.BuildWith(cat, report.Kernel{
 		Name: info.Kernel.Name, Version: info.Kernel.Version, Capabilities: info.Capabilities,
 		Readings: info.Readings, Glue: glue, Command: opt.Launcher.Describe(),

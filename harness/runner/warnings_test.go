@@ -47,6 +47,11 @@ func TestGlueLabel(t *testing.T) {
 	if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, `"ZZ-99"`) }) {
 		t.Errorf("warnings %q do not name the unknown ZZ-99", r.Warnings)
 	}
+	if !slices.ContainsFunc(r.Warnings, func(w string) bool {
+		return strings.Contains(w, "bridge.hook_points") && strings.Contains(w, "ignored")
+	}) {
+		t.Errorf("warnings %q do not say the kernel's own bridge.hook_points is ignored", r.Warnings)
+	}
 }
 
 func TestGlueOfDuplicates(t *testing.T) {

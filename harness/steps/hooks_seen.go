@@ -17,7 +17,9 @@ const BridgeHookPoints = "bridge.hook_points"
 // that an agent whose hooks cannot be seen neither fails for dispatching
 // nothing nor passes for it (TA-10's "no hook was dispatched").
 func (s *Scenario) hookPointUnseen(point string) string {
-	if s.env == nil {
+	// Only the harness's own bridge may say what it cannot see: a kernel
+	// that declared the reading itself would escape every hook check.
+	if s.env == nil || !s.env.Bridged {
 		return ""
 	}
 	pts, ok := s.env.Info.Readings[BridgeHookPoints]

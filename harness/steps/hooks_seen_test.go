@@ -14,11 +14,14 @@ import (
 // kernel that is not the bridge, are judged as before.
 func TestHookChecksNotReachedWhereTheBridgeSeesNoHook(t *testing.T) {
 	scenario := func(readings map[string]string) *Scenario {
-		return &Scenario{env: &Env{Info: wire.InitializeResult{Readings: readings}}, World: fakes.NewWorld(), SessionID: "s-1", ran: true}
+		return &Scenario{env: &Env{Info: wire.InitializeResult{Readings: readings}, Bridged: true}, World: fakes.NewWorld(), SessionID: "s-1", ran: true}
 	}
 	unwired := scenario(map[string]string{BridgeHookPoints: "none"})
 	wired := scenario(map[string]string{BridgeHookPoints: "post-tool-call, pre-tool-call, session-end, session-start"})
 	kernel := scenario(nil)
+	// A wire kernel that declares the bridge's reading itself escapes
+	// nothing: only the harness's own bridge says what it cannot see.
+	pretender := &Scenario{env: &Env{Info: wire.InitializeResult{Readings: map[string]string{BridgeHookPoints: "none"}}}, World: fakes.NewWorld(), SessionID: "s-1", ran: true}
 	var nr *notReachedError
 	for name, err := range map[string]error{
 		"dispatched once, no hooks wired":    unwired.dispatchedOnce(wire.PointSessionEnd, ""),
@@ -32,8 +35,9 @@ func TestHookChecksNotReachedWhereTheBridgeSeesNoHook(t *testing.T) {
 		}
 	}
 	for name, err := range map[string]error{
-		"dispatched once, relayed point": wired.dispatchedOnce(wire.PointSessionEnd, ""),
-		"dispatched once, a wire kernel": kernel.dispatchedOnce(wire.PointSessionEnd, ""),
+		"dispatched once, relayed point":                              wired.dispatchedOnce(wire.PointSessionEnd, ""),
+		"dispatched once, a wire kernel":                              kernel.dispatchedOnce(wire.PointSessionEnd, ""),
+		"dispatched once, a wire kernel declaring bridge.hook_points": pretender.dispatchedOnce(wire.PointSessionEnd, ""),
 	} {
 		if err == nil || errors.As(err, &nr) {
 			t.Errorf("%s: %v, want a failure (nothing was dispatched)", name, err)

@@ -29,6 +29,9 @@ type Env struct {
 	Stop context.Context
 	// TimeoutMultiplier scales every duration the suite uses (>= 1).
 	TimeoutMultiplier float64
+	// Bridged: the kernel is conform's agent bridge, whose bridge.*
+	// readings are honoured; any other kernel declaring them is ignored.
+	Bridged bool
 }
 
 // Scale stretches a duration of the suite by the run's timeout multiplier,
