@@ -98,7 +98,7 @@ func start(ctx context.Context, l adapter.Launcher, timeout time.Duration, timeo
 		k.Close()
 		return nil, f
 	}
-	k.startUp = clock.charged()
+	k.startUp = clock.spent()
 	return k, nil
 }
 

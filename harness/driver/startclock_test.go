@@ -29,7 +29,7 @@ func TestStartClockDoesNotCountTimeWaitingForACPU(t *testing.T) {
 			t.Errorf("note %q does not say what was not counted", c.note())
 		}
 	case <-time.After(guard):
-		t.Fatalf("not timed out after %v: the cap of %d timeouts does not hold", guard, startCap)
+		t.Fatalf("not timed out after %v: the cap of %d timeouts does not hold", guard, chargedCap)
 	}
 
 	began2 := time.Now()
