@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -69,7 +70,7 @@ did not, 2 on a usage or harness error, 3 when interrupted.`,
 	fl.DurationVar(&f.shrink, "shrink-time", 30*time.Second, "time spent shrinking a failure")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "time one session may take before the kernel is declared hung")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "show the generator's progress")
-	fl.IntVar(&f.workers, "workers", 0, "sessions run at once while searching, each on a kernel of its own (0 or 1: one at a time); one more than the cores is faster on a machine that is not overloaded; the cases, their order and the shrunk failure do not depend on it")
+	fl.IntVar(&f.workers, "workers", runtime.NumCPU()+1, "sessions run at once while searching, each on a kernel of its own (0 or 1: one at a time); the cases, their order and the shrunk failure do not depend on it")
 	fl.StringVar(&f.shard, "shard", "", "run slice K of N of the campaign (e.g. 2/4): its share of --cases under a seed derived from --seed, so a CI matrix covers the campaign once")
 	return cmd
 }

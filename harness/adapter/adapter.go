@@ -77,6 +77,20 @@ func (e *Endpoint) CPUWait() time.Duration {
 	return e.starvedKnown() + selfStarved()
 }
 
+// WatchdogWait is CPUWait for a kernel run as a process; in-process, the
+// harness process's own wait for a CPU (its longest-waiting thread's),
+// which the retry ceilings do not take because it is mostly its other
+// sessions'. A watchdog may: crediting it too much only delays the verdict
+// on a session that never ends (driver.AfterCharged caps it), while
+// crediting nothing let a busy machine cut sessions that would have ended
+// on their own (conform fuzz with several workers at load 60).
+func (e *Endpoint) WatchdogWait() time.Duration {
+	if e.starvedKnown == nil {
+		return selfStarved()
+	}
+	return e.CPUWait()
+}
+
 // Exited is closed when the kernel has stopped.
 func (e *Endpoint) Exited() <-chan struct{} { return e.exited }
 

@@ -382,6 +382,10 @@ func (k *Kernel) StderrMark() int64 { return k.ep.StderrMark() }
 // (adapter.Endpoint.CPUWait).
 func (k *Kernel) CPUWait() time.Duration { return k.ep.CPUWait() }
 
+// WatchdogWait is what a watchdog does not count against the kernel
+// (adapter.Endpoint.WatchdogWait).
+func (k *Kernel) WatchdogWait() time.Duration { return k.ep.WatchdogWait() }
+
 // StderrSince: see StderrMark.
 func (k *Kernel) StderrSince(mark int64) (string, int64) { return k.ep.StderrSince(mark) }
 

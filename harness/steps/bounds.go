@@ -178,7 +178,7 @@ func (s *Scenario) runLimited(ctx context.Context, secs string) error {
 	// watchdog cancelled (TA-22's failure).
 	stop := func() bool { return false }
 	s.onRun = append(s.onRun, func(k *driver.Kernel) {
-		stop = driver.AfterCharged(s.env.Scale(time.Duration(v*float64(time.Second))), k.CPUWait, func() {
+		stop = driver.AfterCharged(s.env.Scale(time.Duration(v*float64(time.Second))), k.WatchdogWait, func() {
 			s.limits.mu.Lock()
 			s.limits.watchdogFired = true
 			s.limits.mu.Unlock()
