@@ -57,11 +57,17 @@ func run(t *testing.T, name string, parts loop.Parts, tags string, opts ...refke
 	return r
 }
 
+// scenarioTimeout is conform run's default: the wall-clock scenarios hold
+// a tool until ten seconds after the session started (five seconds of
+// margin each side of a five-second bound), so 10 s called the reference
+// kernel hung.
+const scenarioTimeout = 20 * time.Second
+
 // runReport runs the scenarios tagged tags (all when empty) against a kernel
 // built from parts.
 func runReport(name string, parts loop.Parts, tags string, opts ...refkernel.Option) (*report.Report, error) {
 	return runner.Run(context.Background(), runner.Options{
-		Launcher: launcher(name, parts, opts...), Tags: tags, Concurrency: 2, ScenarioTimeout: 10 * time.Second,
+		Launcher: launcher(name, parts, opts...), Tags: tags, Concurrency: 2, ScenarioTimeout: scenarioTimeout,
 	})
 }
 
@@ -182,7 +188,7 @@ func judgeReport(mu Mutant) (Row, *report.Report, error) {
 	start := time.Now()
 	tags := "@" + strings.Join(mu.Targets, ",@")
 	r, err := runner.Run(context.Background(), runner.Options{
-		Launcher: mutantLauncher(mu), Tags: tags, Concurrency: 2, ScenarioTimeout: 10 * time.Second,
+		Launcher: mutantLauncher(mu), Tags: tags, Concurrency: 2, ScenarioTimeout: scenarioTimeout,
 		Slow: mu.Slow,
 	})
 	if err != nil {

@@ -83,7 +83,7 @@ func judgeVariant(v Variant) (VariantRow, error) {
 	start := time.Now()
 	timeout := v.Timeout
 	if timeout == 0 {
-		timeout = 10 * time.Second
+		timeout = scenarioTimeout
 	}
 	r, err := runner.Run(context.Background(), runner.Options{
 		Launcher: variantLauncher(v), Tags: v.Tags, Concurrency: 2, ScenarioTimeout: timeout,
