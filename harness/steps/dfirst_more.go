@@ -361,13 +361,10 @@ func (d *dfArea) holdsAction(n int, text string) error {
 }
 
 // holdsRefusal: DF-03, a call behind a closed gate never ran, and the model
-// is told so with a result for it, by the one rule every denial check
-// shares (denied); DF-05, the same for a call the user did not confirm.
-// And the result refuses the call (PROTOCOL.md §17.4): it is an error
-// result, or, without the flag, its text says something. An empty result
-// without is_error is what a tool that succeeded with no output gives; the
-// model reads it as the call having run, under every reading of the
-// refusal's form (flagged, or a reason as plain text).
+// is told so with a result that refuses it, by the one rule every denial
+// check shares (denied); DF-05, the same for a call the user did not
+// confirm. An empty result without is_error fails it: the model reads that
+// as the tool having run with no output (PROTOCOL.md §17.4).
 func (d *dfArea) holdsRefusal(n int, tool string) error {
 	rs, err := d.dfResults(n, tool)
 	if err != nil {
@@ -377,19 +374,8 @@ func (d *dfArea) holdsRefusal(n int, tool string) error {
 		if err := d.s.denied(r.ToolUseID, tool, &r, fmt.Sprint(n)); err != nil {
 			return err
 		}
-		if !r.IsError && saysNothing(r.Content) {
-			return fmt.Errorf("the result of the refused call %s to %q in model request %d is %q without is_error: the model reads that as the tool having run with no output, not as a refusal (an error result, or one whose text gives the reason)",
-				r.ToolUseID, tool, n, r.Content)
-		}
 	}
 	return nil
-}
-
-// saysNothing: a result text that carries no words, empty or the JSON null
-// an unset output is written as (§7.4: a null output's content is "null").
-func saysNothing(content string) bool {
-	c := strings.TrimSpace(content)
-	return c == "" || c == "null"
 }
 
 // stepCall: DF-01, an execute_tool step runs its tool as declared: the
