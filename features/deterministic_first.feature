@@ -81,6 +81,7 @@ Feature: Deterministic-first profile
     Then the session ends with status "completed"
     And the tool "refund" was never invoked
     And the run recorded no call of "refund"
+    And model request 2 holds a refusal for the call to "refund"
 
   @DF-03 @seed
   Scenario: an execute_tool step waits for its gate, then runs once
@@ -131,6 +132,7 @@ Feature: Deterministic-first profile
     Then the session ends with status "completed"
     And the user was asked to confirm "transfer"
     And the tool "transfer" was never invoked
+    And model request 2 holds a refusal for the call to "transfer"
 
   @DF-05 @seed
   Scenario: a call the user confirms runs exactly once, after the answer

@@ -68,7 +68,7 @@ func dfMoreSteps(d *dfArea, s *Scenario, sc stepper) {
 	sc.Step(stepRE(`^the kernel refused the (\d+) memory/writes? of "([^"]+)" to (its own session|session "[^"]+"), each with error (-?\d+)$`), s.proves(d.writesRefused, "DF-08"))
 	sc.Step(stepRE(`^model request (\d+) holds the output of the call to "([^"]+)"$`), s.proves(d.holdsOutput, "DF-03"))
 	sc.Step(stepRE(`^model request (\d+) holds the action "([^"]*)" as an assistant message$`), s.proves(d.holdsAction, "DF-01"))
-	sc.Step(stepRE(`^model request (\d+) holds a refusal for the call to "([^"]+)"$`), s.proves(d.holdsRefusal, "DF-03"))
+	sc.Step(stepRE(`^model request (\d+) holds a refusal for the call to "([^"]+)"$`), s.proves(d.holdsRefusal, "DF-03", "DF-05"))
 	sc.Step(stepRE(`^the step's call to "([^"]+)" went to provider "([^"]+)" as attempt 1 with input (.+)$`), s.proves(d.stepCall, "DF-01"))
 	sc.Step(stepRE(`^the user was asked to confirm "([^"]+)" (\d+) times?$`), s.proves(d.confirmsAsked, "DF-05", "DF-09"))
 	sc.Step(stepRE(`^the second session's model request (\d+) did not offer the tool "([^"]+)"$`), s.proves(d.secondNotOffered, "DF-08"))
@@ -361,8 +361,10 @@ func (d *dfArea) holdsAction(n int, text string) error {
 }
 
 // holdsRefusal: DF-03, a call behind a closed gate never ran, and the model
-// is told so with a result for it, by the one rule every denial check
-// shares (denied).
+// is told so with a result that refuses it, by the one rule every denial
+// check shares (denied); DF-05, the same for a call the user did not
+// confirm. An empty result without is_error fails it: the model reads that
+// as the tool having run with no output (PROTOCOL.md §17.4).
 func (d *dfArea) holdsRefusal(n int, tool string) error {
 	rs, err := d.dfResults(n, tool)
 	if err != nil {

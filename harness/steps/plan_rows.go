@@ -257,10 +257,13 @@ func (s *Scenario) ranCall(id string) (how string, ran bool) {
 
 // denied judges one call by the one rule for every denial and every call a
 // hook blocked (PROTOCOL.md §7.4, "Denials"): the call never ran (ranCall)
-// and res, the tool_result the next model request holds for it, is there.
-// is_error is not part of the rule: the specification's tool_result block
-// has no error flag, and a denial "surfaces as tool-result text"
-// (plan-apply-gate.md); what that text must say is PA-03's own check. A
+// and res, the tool_result the next model request holds for it, is there
+// and refuses it. is_error is not required: the specification's
+// tool_result block has no error flag, and a denial "surfaces as
+// tool-result text" (plan-apply-gate.md); what that text must say is
+// PA-03's own check. But without the flag the text is all that tells the
+// model, so it may not be empty: an empty result without is_error is what
+// a tool that ran with no output answers, a denial under no reading. A
 // denial without the flag is recorded, never judged.
 func (s *Scenario) denied(id, tool string, res *wire.ContentBlock, nth string) error {
 	if how, ran := s.ranCall(id); ran {
@@ -269,10 +272,21 @@ func (s *Scenario) denied(id, tool string, res *wire.ContentBlock, nth string) e
 	if res == nil {
 		return fmt.Errorf("model request %s holds no result for the %q call %s: a denied call still gets a tool_result", nth, tool, id)
 	}
+	if !res.IsError && saysNothing(res.Content) {
+		return fmt.Errorf("the result of the denied call %s to %q in model request %s is %q without is_error: the model reads that as the tool having run with no output, not as a refusal (an error result, or one whose text gives the reason)",
+			id, tool, nth, res.Content)
+	}
 	if !res.IsError {
 		s.observeOnce("PA-03", "the denial of the call %s to %q reached the model without is_error (%q): a denial is judged by the call not running and its result, not by the flag", id, tool, safeShort(res.Content))
 	}
 	return nil
+}
+
+// saysNothing: a result text that carries no words, empty or the JSON null
+// an unset output is written as (§7.4: a null output's content is "null").
+func saysNothing(content string) bool {
+	c := strings.TrimSpace(content)
+	return c == "" || c == "null"
 }
 
 // observeOnce records an observation unless the same one is there already
