@@ -23,6 +23,7 @@ func TestDeniedNeedsAResultThatRefuses(t *testing.T) {
 		{wire.ContentBlock{}, true},
 		{wire.ContentBlock{Content: " \n"}, true},
 		{wire.ContentBlock{Content: "null"}, true},
+		{wire.ContentBlock{Content: `""`}, true},
 	} {
 		s := &Scenario{World: fakes.NewWorld()}
 		tc.res.ToolUseID = "call-1"

@@ -282,11 +282,12 @@ func (s *Scenario) denied(id, tool string, res *wire.ContentBlock, nth string) e
 	return nil
 }
 
-// saysNothing: a result text that carries no words, empty or the JSON null
-// an unset output is written as (§7.4: a null output's content is "null").
+// saysNothing: a result text that carries no words: empty, the JSON null
+// an unset output is written as (§7.4: a null output's content is "null"),
+// or an empty JSON string.
 func saysNothing(content string) bool {
 	c := strings.TrimSpace(content)
-	return c == "" || c == "null"
+	return c == "" || c == "null" || c == `""`
 }
 
 // observeOnce records an observation unless the same one is there already
