@@ -20,25 +20,7 @@ func TestCPUWaitGrowsWhenTheMachineIsBusy(t *testing.T) {
 	}
 	defer ep.Close()
 	before := ep.CPUWait()
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range runtime.NumCPU() + 1 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-			}
-		})
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for ep.CPUWait() <= before && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	close(stop)
-	wg.Wait()
+	spinUntil(runtime.NumCPU()+1, func() bool { return ep.CPUWait() > before })
 	if after := ep.CPUWait(); after <= before {
 		t.Errorf("CPUWait stayed at %v with %d busy threads beside a busy kernel on %d CPUs", after, runtime.NumCPU()+1, runtime.NumCPU())
 	}
@@ -55,9 +37,20 @@ func TestWatchdogWaitInProcessIsTheProcesssOwn(t *testing.T) {
 	// More threads running Go code than CPUs, or the Go scheduler, not
 	// the machine's, would queue them.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2*runtime.NumCPU() + 2))
+	spinUntil(2*runtime.NumCPU()+1, func() bool { return ep.WatchdogWait() > before })
+	if after := ep.WatchdogWait(); after <= before {
+		t.Errorf("WatchdogWait stayed at %v in a process with %d busy threads on %d CPUs", after, 2*runtime.NumCPU()+1, runtime.NumCPU())
+	}
+	if w := ep.CPUWait(); w != 0 {
+		t.Errorf("CPUWait in-process = %v, want 0 (the ceilings take no credit there)", w)
+	}
+}
+
+// spinUntil keeps n goroutines busy until done holds, or five seconds.
+func spinUntil(n int, done func() bool) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for range 2*runtime.NumCPU() + 1 {
+	for range n {
 		wg.Go(func() {
 			for {
 				select {
@@ -69,15 +62,9 @@ func TestWatchdogWaitInProcessIsTheProcesssOwn(t *testing.T) {
 		})
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for ep.WatchdogWait() <= before && time.Now().Before(deadline) {
+	for !done() && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	close(stop)
 	wg.Wait()
-	if after := ep.WatchdogWait(); after <= before {
-		t.Errorf("WatchdogWait stayed at %v in a process with %d busy threads on %d CPUs", after, 2*runtime.NumCPU()+1, runtime.NumCPU())
-	}
-	if w := ep.CPUWait(); w != 0 {
-		t.Errorf("CPUWait in-process = %v, want 0 (the ceilings take no credit there)", w)
-	}
 }

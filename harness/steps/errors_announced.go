@@ -95,19 +95,28 @@ func payloadNumber(v any) (float64, bool) {
 	return 0, false
 }
 
+// announcedFor is what the announced-delay checks judge: the announced
+// retries, the kernel's backoff reading and the base; not applicable when
+// nothing was announced (the arrival times judge the waits then).
+func (s *Scenario) announcedFor(baseMS int) ([]announcedRetry, backoffReading, time.Duration, error) {
+	if err := s.mustHaveRun(); err != nil {
+		return nil, backoffReading{}, 0, err
+	}
+	as := s.announcedRetries()
+	if len(as) == 0 {
+		return nil, backoffReading{}, 0, notApplicable("the kernel announced no retry with delay_ms in a retry event (a recommended payload)")
+	}
+	return as, s.backoffReading(), time.Duration(baseMS) * time.Millisecond, nil
+}
+
 // announceSlack covers delay_ms being whole milliseconds.
 const announceSlack = time.Millisecond
 
 func (s *Scenario) announcedWithinBounds(baseMS int, factor float64) error {
-	if err := s.mustHaveRun(); err != nil {
+	as, r, base, err := s.announcedFor(baseMS)
+	if err != nil {
 		return err
 	}
-	as := s.announcedRetries()
-	if len(as) == 0 {
-		return notApplicable("the kernel announced no retry with delay_ms in a retry event (a recommended payload)")
-	}
-	r := s.backoffReading()
-	base := time.Duration(baseMS) * time.Millisecond
 	var bad []string
 	for _, a := range as {
 		if a.attempt < 1 {
@@ -139,15 +148,10 @@ func (s *Scenario) announcedWithinBounds(baseMS int, factor float64) error {
 // noise, so a kernel that says it waits too little fails here whatever the
 // load; one that announces nothing is left to its arrival times.
 func (s *Scenario) announcedTogether(baseMS int, factor float64) error {
-	if err := s.mustHaveRun(); err != nil {
+	as, r, base, err := s.announcedFor(baseMS)
+	if err != nil {
 		return err
 	}
-	as := s.announcedRetries()
-	if len(as) == 0 {
-		return notApplicable("the kernel announced no retry with delay_ms in a retry event (a recommended payload)")
-	}
-	r := s.backoffReading()
-	base := time.Duration(baseMS) * time.Millisecond
 	byRank := map[int][]float64{}
 	for _, a := range as {
 		if a.attempt < 1 || a.retryAfter > 0 {

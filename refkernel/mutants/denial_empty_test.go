@@ -30,23 +30,7 @@ func init() {
 // it as a call that ran and answered permission_denied; in the
 // deterministic-first scenarios nothing else answers that.
 func emptyRefusals(t *loop.Turn) func() {
-	type saved struct {
-		c   *loop.Call
-		old *wire.ToolResult
-	}
-	var keep []saved
-	for _, c := range t.ToolCalls() {
-		if c.Result == nil || !c.Executed || c.Result.ErrorCategory != wire.ToolErrPermissionDenied {
-			continue
-		}
-		keep = append(keep, saved{c, c.Result})
-		c.Result = &wire.ToolResult{}
-	}
-	return func() {
-		for _, k := range keep {
-			k.c.Result = k.old
-		}
-	}
+	return swapRefusals(t, true, func(*wire.ToolResult) *wire.ToolResult { return &wire.ToolResult{} })
 }
 
 // The same wrong kernel for every other denial and every call a hook
@@ -67,21 +51,5 @@ func init() {
 // emptyDenials blanks the results of the turn's denials (calls that never
 // ran, answered permission_denied) for the history step.
 func emptyDenials(t *loop.Turn) func() {
-	type saved struct {
-		c   *loop.Call
-		old *wire.ToolResult
-	}
-	var keep []saved
-	for _, c := range t.ToolCalls() {
-		if c.Result == nil || c.Executed || c.Result.ErrorCategory != wire.ToolErrPermissionDenied {
-			continue
-		}
-		keep = append(keep, saved{c, c.Result})
-		c.Result = &wire.ToolResult{}
-	}
-	return func() {
-		for _, k := range keep {
-			k.c.Result = k.old
-		}
-	}
+	return swapRefusals(t, false, func(*wire.ToolResult) *wire.ToolResult { return &wire.ToolResult{} })
 }

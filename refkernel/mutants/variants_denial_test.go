@@ -28,17 +28,25 @@ func init() {
 // model request) sees plain-text denials and the circuit breaker still
 // counts them.
 func plainDenials(t *loop.Turn) func() {
+	return swapRefusals(t, false, func(r *wire.ToolResult) *wire.ToolResult { return &wire.ToolResult{Content: r.Content} })
+}
+
+// swapRefusals replaces, for one step, the results of the turn's calls
+// answered permission_denied: denials (calls that never ran) or, with
+// executed, the gate's refusals (which answer in the tool's place, so the
+// loop sees a call that ran). It returns what puts them back.
+func swapRefusals(t *loop.Turn, executed bool, swap func(*wire.ToolResult) *wire.ToolResult) func() {
 	type saved struct {
 		c   *loop.Call
 		old *wire.ToolResult
 	}
 	var keep []saved
 	for _, c := range t.ToolCalls() {
-		if c.Result == nil || c.Executed || c.Result.ErrorCategory != wire.ToolErrPermissionDenied {
+		if c.Result == nil || c.Executed != executed || c.Result.ErrorCategory != wire.ToolErrPermissionDenied {
 			continue
 		}
 		keep = append(keep, saved{c, c.Result})
-		c.Result = &wire.ToolResult{Content: c.Result.Content}
+		c.Result = swap(c.Result)
 	}
 	return func() {
 		for _, k := range keep {
