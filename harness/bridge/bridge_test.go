@@ -67,12 +67,21 @@ func suiteJ(t *testing.T, p *Profile, tags string, jobs int) *report.Report {
 // reach the report as conform agent carries them (the observation file).
 func suiteObserved(t *testing.T, p *Profile, tags string, jobs int, observed bool) *report.Report {
 	t.Helper()
+	return suiteIn(t, p, tags, jobs, observed, "")
+}
+
+// suiteIn is suiteObserved with the sessions' scratch folders under
+// scratch ("": the system's temporary folder).
+func suiteIn(t *testing.T, p *Profile, tags string, jobs int, observed bool, scratch string) *report.Report {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var w *ObservationWriter
-	opts := runner.Options{Tags: tags, Concurrency: jobs, ScenarioTimeout: 60 * time.Second}
+	// Bridged as conform agent runs it: the bridge's readings are the
+	// harness's own.
+	opts := runner.Options{Tags: tags, Concurrency: jobs, ScenarioTimeout: 60 * time.Second, Bridged: true}
 	if observed {
 		path := filepath.Join(t.TempDir(), "obs.jsonl")
 		f, err := os.Create(path)
@@ -91,7 +100,7 @@ func suiteObserved(t *testing.T, p *Profile, tags string, jobs int, observed boo
 		}
 	}
 	opts.Launcher = kernelkit.Launcher("bridge", func() kernelkit.Kernel {
-		return &Kernel{Profile: p, Conform: self, Version: "test", Observations: w}
+		return &Kernel{Profile: p, Conform: self, Version: "test", Observations: w, ScratchRoot: scratch}
 	})
 	r, err := runner.Run(context.Background(), opts)
 	if err != nil {
@@ -242,7 +251,8 @@ func TestDeclaredDaemonIsAnObservation(t *testing.T) {
 // kernel runs sessions one after another).
 func TestNoStateLeaksBetweenSessions(t *testing.T) {
 	t.Parallel() // see TestAgentsOfEveryDialectRunThroughTheBridge
-	r := suite(t, profile(t, "anthropic", "--misbehave", "leak-state"), "@TA-01")
+	scratch := t.TempDir()
+	r := suiteIn(t, profile(t, "anthropic", "--misbehave", "leak-state"), "@TA-01", 2, false, scratch)
 	if len(r.Scenarios) < 3 {
 		t.Fatalf("want several sessions, got %d", len(r.Scenarios))
 	}
@@ -251,9 +261,11 @@ func TestNoStateLeaksBetweenSessions(t *testing.T) {
 			t.Errorf("%s: %s", s.Name, s.Failure)
 		}
 	}
-	// What the agent wrote is gone with its scratch folder (other conform
-	// runs on the machine have scratch folders too, but not this file).
-	left, err := filepath.Glob(filepath.Join(os.TempDir(), "conform-agent-*", "home", "conform-left-this"))
+	// What the agent wrote is gone with its scratch folder. Looked for
+	// under this test's own root: another make test on the machine runs
+	// this same agent, whose live session holds the file (seen with two
+	// make tests side by side).
+	left, err := filepath.Glob(filepath.Join(scratch, "conform-agent-*", "home", "conform-left-this"))
 	if err != nil || len(left) > 0 {
 		t.Errorf("state outlived its session: %v %v", left, err)
 	}

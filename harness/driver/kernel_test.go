@@ -281,14 +281,17 @@ func TestHangIsAHang(t *testing.T) {
 }
 
 // TestHangAfterAFloodIsCredited: conform was slow, caught up, and the
-// kernel still did not answer: a hang, saying what was not counted.
+// kernel still did not answer: a hang, saying what was not counted. The
+// timeout is a second, and conform's work twice that: at a load of 25
+// an in-process kernel's goroutine went unscheduled for the whole of an
+// earlier 100 ms timeout, which was then all the kernel's (no credit).
 func TestHangAfterAFloodIsCredited(t *testing.T) {
 	rk := rawKernel{onRun: func(out *rawOut, _ json.RawMessage, s string) {
-		for _, l := range events(s, 200, 1) {
+		for _, l := range events(s, 1000, 1) {
 			out.line(l)
 		}
 	}}
-	_, err := runRaw(t, rk, 100*time.Millisecond, func(w *fakes.World) {
+	_, err := runRaw(t, rk, time.Second, func(w *fakes.World) {
 		w.OnEvent = func(wire.Event) { time.Sleep(2 * time.Millisecond) }
 	})
 	expectFault(t, err, "no answer to session/run before the scenario timeout (hang) (not counting")
