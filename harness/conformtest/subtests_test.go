@@ -2,6 +2,7 @@ package conformtest
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"regexp"
@@ -30,7 +31,7 @@ func TestRunFilterSelectsOneRequirement(t *testing.T) {
 		t.Skip("runs a child test binary")
 	}
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run", "TestOneRequirement/TA-02$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), "CONFORMTEST_CHILD=1")
+	cmd.Env = append(os.Environ(), "CONFORMTEST_CHILD=1", "CONFORMTEST_MARKER="+deadlineMarker())
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, out)
@@ -78,10 +79,13 @@ func TestDeadlineChild(t *testing.T) {
 	if os.Getenv("CONFORMTEST_CHILD") != "1" {
 		t.Skip("run by TestTestTimeoutStopsTheKernels")
 	}
-	TestKernel(t, adapter.Subprocess{Argv: []string{"sleep", deadlineMarker}}, Options{InitTimeout: time.Minute})
+	TestKernel(t, adapter.Subprocess{Argv: []string{"sleep", os.Getenv("CONFORMTEST_MARKER")}}, Options{InitTimeout: time.Minute})
 }
 
-const deadlineMarker = "617.25"
+// deadlineMarker is the child's kernel's sleep argument, unique to this
+// test process: another make test beside it runs the same test, and its
+// kernels are not this run's leftovers (seen with two side by side).
+func deadlineMarker() string { return fmt.Sprintf("617.%d", os.Getpid()) }
 
 // The run is under the test's context and stops before go test's -timeout
 // kills the binary, so its kernels are stopped, not left running.
@@ -93,13 +97,13 @@ func TestTestTimeoutStopsTheKernels(t *testing.T) {
 		t.Skip("no sleep")
 	}
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run", "TestDeadlineChild$", "-test.v", "-test.count=1", "-test.timeout=20s")
-	cmd.Env = append(os.Environ(), "CONFORMTEST_CHILD=1")
+	cmd.Env = append(os.Environ(), "CONFORMTEST_CHILD=1", "CONFORMTEST_MARKER="+deadlineMarker())
 	out, _ := cmd.CombinedOutput()
 	s := string(out)
 	if strings.Contains(s, "test timed out") || !strings.Contains(s, "--- FAIL: TestDeadlineChild") || !strings.Contains(s, "before the test's -timeout") {
 		t.Errorf("the child did not fail on its own before its -timeout:\n%s", s)
 	}
-	if pids := sleepers(deadlineMarker); len(pids) > 0 {
+	if pids := sleepers(deadlineMarker()); len(pids) > 0 {
 		t.Errorf("kernels left running after the test: pids %v", pids)
 	}
 }
