@@ -135,9 +135,15 @@ mutants:
 # them a second time cost CPU and checked nothing more (issue 25). The kill
 # matrix runs in make mutants. internal/testrace checks that E2E_PKGS and
 # E2E_TESTS name every test that skips under -race.
-E2E_PKGS := ./cmd/conform ./harness/bridge ./harness/bundle ./harness/conformtest ./harness/fuzz ./harness/report \
-	./harness/runner ./harness/shard ./pluginconform ./refkernel/mutants \
-	./pluginconform/model ./pluginconform/contextprov ./pluginconform/memoryprov
+#
+# Their tests mostly wait (grace windows, held tools, backoffs), so
+# E2E_JOBS test binaries run at once, more than the cores; go test starts
+# them in the order listed, so the longest come first and none of them is
+# left to start last, alone, on the critical path (issue 25).
+E2E_JOBS ?= 4
+E2E_PKGS := ./cmd/conform ./refkernel/mutants ./harness/runner ./harness/shard \
+	./pluginconform/model ./pluginconform/contextprov ./harness/conformtest ./harness/bridge \
+	./harness/bundle ./harness/fuzz ./pluginconform ./harness/report ./pluginconform/memoryprov
 E2E_TESTS := TestFailFastRun TestShardMergeDiffCLI TestBaselineAndBundlesCLI TestPluginCommandOnReference TestPluginEveryCategoryCI TestPluginBundleOfAFailure \
 	TestNaiveBundlesReplay TestReferenceKernel TestPropertiesReference TestPropertiesReferenceRealTime \
 	TestAttributionOfGeneratedCases TestHTMLCommittedReports FuzzHostileText TestNaivePythonKernel \
@@ -154,7 +160,7 @@ empty :=
 space := $(empty) $(empty)
 .PHONY: e2e
 e2e:
-	$(GO) test -vet=off -count=1 -timeout $(TEST_TIMEOUT) -run '^($(subst $(space),|,$(strip $(E2E_TESTS))))$$' $(E2E_PKGS)
+	$(GO) test -vet=off -count=1 -p $(E2E_JOBS) -timeout $(TEST_TIMEOUT) -run '^($(subst $(space),|,$(strip $(E2E_TESTS))))$$' $(E2E_PKGS)
 
 # Source-level mutation testing of the reference kernel (internal/mutation):
 # every mutant of every refkernel package judged by the suite, scores and
