@@ -25,8 +25,8 @@ var profileDirs = []string{"profiles/agents", "testdata/profiles"}
 // the same flags and reports, with the kernel command made from the
 // profile (the agent kernel inside a network namespace of its own).
 func newAgentCmd() *cobra.Command {
-	cmd := newRunCmd()
-	run := cmd.RunE
+	var f runFlags
+	cmd := runCommand(&f)
 	var noIsolation bool
 	var binDir string
 	cmd.Use = "agent NAME|PROFILE"
@@ -79,9 +79,7 @@ Every flag of conform run applies; --kernel is set by this command.`
 		}
 		_ = obs.Close()
 		defer os.Remove(obs.Name())
-		if err := c.Flags().Set("kernel-observations", obs.Name()); err != nil {
-			return err
-		}
+		f.kernelObs = obs.Name()
 		scratch, err := os.MkdirTemp("", "conform-agent-run-")
 		if err != nil {
 			return err
@@ -99,7 +97,7 @@ Every flag of conform run applies; --kernel is set by this command.`
 		if err := c.Flags().Set("kernel", line); err != nil {
 			return err
 		}
-		return run(c, nil)
+		return runSuite(c, f)
 	}
 	return cmd
 }

@@ -16,6 +16,10 @@ func TestAgentRefusesBadInput(t *testing.T) {
 		{[]string{"agent", "--kernel", "x", "claude-code"}, "sets --kernel itself"},
 		{[]string{"agent"}, "accepts 1 arg"},
 		{[]string{"agent-kernel", "--profile", "/nonexistent.json"}, "profile"},
+		// The observation file makes a run honour the bridge's readings
+		// (bridge.hook_points): no flag of run or agent may set it.
+		{[]string{"run", "--kernel-observations", "o.jsonl"}, "unknown flag: --kernel-observations"},
+		{[]string{"agent", "--kernel-observations", "o.jsonl", "claude-code"}, "unknown flag: --kernel-observations"},
 	} {
 		var out, errb bytes.Buffer
 		code := execute(context.Background(), tc.args, &out, &errb)

@@ -39,12 +39,17 @@ type runFlags struct {
 	baseline, shard, durations, bundle string
 	strictBaseline                     bool
 	// kernelObs is the observation file conform agent's kernel writes
-	// beside the wire (harness/bridge observations.go).
+	// beside the wire (harness/bridge observations.go). Only conform agent
+	// sets it, in-process: no flag can, since it also makes the run
+	// honour the bridge's own readings (runner.Options.Bridged).
 	kernelObs string
 }
 
-func newRunCmd() *cobra.Command {
-	var f runFlags
+func newRunCmd() *cobra.Command { return runCommand(new(runFlags)) }
+
+// runCommand is conform run with its flags bound to f; conform agent
+// builds on it and sets what no user may (f.kernelObs).
+func runCommand(f *runFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the conformance suite against a kernel",
@@ -76,7 +81,7 @@ of the selection (conform merge folds the slices' JSON reports into the
 verdict of one run); --bundle DIR writes a repro bundle for every failing or
 erroring scenario (conform replay DIR).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSuite(cmd, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSuite(cmd, *f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.kernel, "kernel", "", `kernel adapter command, e.g. "python3 kernel.py" (default: the embedded reference kernel)`)
@@ -103,8 +108,6 @@ erroring scenario (conform replay DIR).`,
 	fl.StringVar(&f.shard, "shard", "", "run slice K of N of the selected scenarios (e.g. 2/4), deterministic and balanced; merge the slices' JSON reports with conform merge")
 	fl.StringVar(&f.durations, "durations", "", "a previous JSON report: balance --shard by its recorded scenario durations instead of by count")
 	fl.StringVar(&f.bundle, "bundle", "", "write a repro bundle (conform replay) for every failing or erroring scenario under this folder")
-	fl.StringVar(&f.kernelObs, "kernel-observations", "", "a JSONL file of observations the kernel writes beside the wire, added to each session's scenario (set by conform agent)")
-	_ = fl.MarkHidden("kernel-observations")
 	return cmd
 }
 
@@ -152,7 +155,6 @@ func runSuite(cmd *cobra.Command, f runFlags) error {
 	}
 	opt := runner.Options{Launcher: l, Tags: f.tags, Concurrency: f.jobs, ScenarioTimeout: f.timeout, FS: features.FS, Root: ".", TimeoutMultiplier: f.multiplier, Slow: f.slow}
 	if f.kernelObs != "" {
-		// Only conform agent sets the flag, for the bridge it launches.
 		opt.KernelObservations = kernelObservations(f.kernelObs)
 		opt.Bridged = true
 	}
