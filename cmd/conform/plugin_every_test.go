@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,33 +19,6 @@ import (
 	"github.com/agentconform/conform/pluginconform/category"
 	"github.com/agentconform/conform/spec"
 )
-
-// refPlugins are the reference plugins of every category, built from
-// their main packages.
-var refPlugins = []struct{ category, pkg string }{
-	{"tool", "../../refplugin/cmd/refplugin"},
-	{"model", "../../refplugin/model/cmd/refmodel"},
-	{"context", "../../refplugin/cmd/refcontext"},
-	{"memory", "../../refplugin/cmd/refmemory"},
-}
-
-func buildPlugins(t *testing.T) map[string]string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go toolchain on PATH to build the reference plugins")
-	}
-	dir := t.TempDir()
-	out := map[string]string{}
-	for _, p := range refPlugins {
-		bin := filepath.Join(dir, "ref"+p.category)
-		if b, err := exec.Command(goBin, "build", "-o", bin, p.pkg).CombinedOutput(); err != nil {
-			t.Fatalf("building %s: %v\n%s", p.pkg, err, b)
-		}
-		out[p.category] = bin
-	}
-	return out
-}
 
 type cliResult struct {
 	code        int

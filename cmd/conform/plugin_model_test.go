@@ -4,27 +4,12 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agentconform/conform/internal/testrace"
 )
-
-// buildRefmodel builds the reference model provider.
-func buildRefmodel(t *testing.T) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go toolchain on PATH to build refmodel")
-	}
-	bin := filepath.Join(t.TempDir(), "refmodel")
-	if out, err := exec.Command(goBin, "build", "-o", bin, "../../refplugin/model/cmd/refmodel").CombinedOutput(); err != nil {
-		t.Fatalf("building refmodel: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // The reference model provider through the CLI, its category told from
 // what it serves: exit 0 at every level, the label the model-provider

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,21 +34,6 @@ func TestPluginUsageErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, errb.String(), exitUsage, tt.want)
 		}
 	}
-}
-
-// buildRefplugin builds the reference plugin for an end-to-end run.
-func buildRefplugin(t *testing.T) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go toolchain on PATH to build refplugin")
-	}
-	bin := filepath.Join(t.TempDir(), "refplugin")
-	cmd := exec.Command(goBin, "build", "-o", bin, "../../refplugin/cmd/refplugin")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building refplugin: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // The reference plugin through the CLI: exit 0 at every level, every
