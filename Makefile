@@ -94,10 +94,14 @@ TEST_TIMEOUT ?= 1h
 # Unit tests under the race detector. go vet runs in make vet, so go test
 # does not run its subset again (-vet=off). Tests that run the suite end to
 # end skip themselves under -race (internal/testrace) and run in make e2e.
-# Four test binaries at once, not go test's one per core: many of them
-# mostly wait (driver timeouts, bridge sessions), and paired runs of make
-# test took 0.89x the time of two at once (farm-bench, median of 3).
-UNIT_JOBS ?= 4
+# Test binaries run at once. Four took 0.89x the time of two in paired runs
+# of make test (farm-bench, median of 3, idle), but two make tests side by
+# side then ran at load 30 and both failed (TestTestTimeoutStopsTheKernels,
+# TestHookChainProperties: their margins trail the load), where two at once
+# had passed ten side-by-side runs in a row: two stays the default until
+# those tests hold (issue 25). make test UNIT_JOBS=4 E2E_JOBS=4 on a
+# machine of your own.
+UNIT_JOBS ?= 2
 unit:
 	$(GO) test -race -vet=off -count=1 -p $(UNIT_JOBS) -timeout $(TEST_TIMEOUT) ./...
 
@@ -140,11 +144,10 @@ mutants:
 # matrix runs in make mutants. internal/testrace checks that E2E_PKGS and
 # E2E_TESTS name every test that skips under -race.
 #
-# Their tests mostly wait (grace windows, held tools, backoffs), so
-# E2E_JOBS test binaries run at once, more than the cores; go test starts
-# them in the order listed, so the longest come first and none of them is
-# left to start last, alone, on the critical path (issue 25).
-E2E_JOBS ?= 4
+# go test starts them in the order listed, so the longest come first and
+# none of them is left to start last, alone, on the critical path (issue
+# 25); E2E_JOBS of them at once (see UNIT_JOBS).
+E2E_JOBS ?= 2
 E2E_PKGS := ./cmd/conform ./refkernel/mutants ./harness/runner ./harness/shard \
 	./pluginconform/model ./pluginconform/contextprov ./harness/conformtest ./harness/bridge \
 	./harness/bundle ./harness/fuzz ./pluginconform ./harness/report ./pluginconform/memoryprov
