@@ -94,7 +94,8 @@ TEST_TIMEOUT ?= 1h
 # Unit tests under the race detector. go vet runs in make vet, so go test
 # does not run its subset again (-vet=off). Tests that run the suite end to
 # end skip themselves under -race (internal/testrace) and run in make e2e.
-# Test binaries run at once. Four took 0.89x the time of two in paired runs
+#
+# UNIT_JOBS is how many test binaries run at once. Four took 0.89x the time of two in paired runs
 # of make test (farm-bench, median of 3, idle), but two make tests side by
 # side then ran at load 30 and both failed (TestTestTimeoutStopsTheKernels,
 # TestHookChainProperties: their margins trail the load), where two at once

@@ -200,7 +200,7 @@ func TestPluginShardUsage(t *testing.T) {
 // spec/plugin-bundle.schema.json, whose repro command fails the same way.
 func TestPluginBundleOfAFailure(t *testing.T) {
 	testrace.SkipUnderRace(t)
-	bin := buildRefplugin(t)
+	bin := refBin(t, "tool")
 	dir := t.TempDir()
 	args := []string{"plugin", "--plugin", bin, "-q", "--seed", "5", "--cases", "4", "--hook-cases", "2", "--process-backed", "lookup", "--bundle", filepath.Join(dir, "b")}
 	cli(args...).want(t, exitFailed, "repro bundles")

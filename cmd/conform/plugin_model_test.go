@@ -16,7 +16,7 @@ import (
 // profile's.
 func TestPluginCommandDetectsModelProvider(t *testing.T) {
 	testrace.SkipUnderRace(t)
-	bin := buildRefmodel(t)
+	bin := refBin(t, "model")
 	out := filepath.Join(t.TempDir(), "r.json")
 	var stdout, stderr bytes.Buffer
 	code := execute(context.Background(), []string{"plugin", "--plugin", bin, "-q", "--require", "all", "--cases", "20", "--report-json", out}, &stdout, &stderr)
@@ -46,7 +46,7 @@ func TestPluginCommandCategoryFlag(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
 	testrace.SkipUnderRace(t)
-	bin := buildRefmodel(t)
+	bin := refBin(t, "model")
 	stdout.Reset()
 	stderr.Reset()
 	if code := execute(context.Background(), []string{"plugin", "--plugin", bin, "-q", "--category", "tool"}, &stdout, &stderr); code != exitUsage {

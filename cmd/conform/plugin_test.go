@@ -40,7 +40,7 @@ func TestPluginUsageErrors(t *testing.T) {
 // report written, the label the plugin profile's.
 func TestPluginCommandOnReference(t *testing.T) {
 	testrace.SkipUnderRace(t)
-	bin := buildRefplugin(t)
+	bin := refBin(t, "tool")
 	dir := t.TempDir()
 	args := []string{"plugin", "--plugin", bin, "--allow-effects", filepath.Join(dir, "scratch"), "--process-backed", "exec",
 		"--require", "all", "-q", "--cases", "20", "--hook-cases", "5", "--seed", "9",

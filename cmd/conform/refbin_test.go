@@ -69,9 +69,6 @@ func buildPlugins(t *testing.T) map[string]string {
 	return out
 }
 
-func buildRefplugin(t *testing.T) string { t.Helper(); return refBin(t, "tool") }
-func buildRefmodel(t *testing.T) string  { t.Helper(); return refBin(t, "model") }
-
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if refBins.dir != "" {
