@@ -163,7 +163,7 @@ E2E_TESTS := TestFailFastRun TestShardMergeDiffCLI TestBaselineAndBundlesCLI Tes
 	TestChainNotBlamedAtAPointNeverDispatched TestRunInteractiveCallIsNotDescribedAsDenied \
 	TestFuzzFindsTheSameViaFeatures TestPluginCommandCategoryFlag TestPluginCommandDetectsModelProvider \
 	TestBadInput TestOtherCategory TestLaunchFailures TestLogFloodIsNamed TestMisbehaviourIsNamed TestRenderCrash TestDetect \
-	TestAgentsOfEveryDialectRunThroughTheBridge TestMisbehavingAgentsEndInAClearError TestDeclaredDaemonIsAnObservation
+	TestAgentsOfEveryDialectRunThroughTheBridge TestMisbehavingAgentsEndInAClearError TestDeclaredDaemonIsAnObservation TestStepPrefixesLoseNoMatch
 empty :=
 space := $(empty) $(empty)
 .PHONY: e2e

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"sync"
 	"testing/fstest"
@@ -44,12 +43,7 @@ func CheckSteps(refs []ScenarioRef) error {
 				continue // a background or outline step, once is enough
 			}
 			seen[key] = true
-			var matches []string
-			for _, re := range pats {
-				if re.MatchString(st.Text) {
-					matches = append(matches, re.String())
-				}
-			}
+			matches := matchingSteps(pats, st.Text)
 			if len(matches) != 1 {
 				errs = append(errs, &StepError{File: ref.File, Line: st.Line, Step: st.Text, Matches: matches})
 			}
@@ -60,13 +54,13 @@ func CheckSteps(refs []ScenarioRef) error {
 
 var (
 	libraryOnce sync.Once
-	libraryPats []*regexp.Regexp
+	libraryPats []stepPattern
 )
 
 // library is the step library's patterns. godog keeps its registry to
 // itself, so the library is registered once into a one-scenario suite that
 // runs no kernel; every pattern goes through the steps package's cache.
-func library() []*regexp.Regexp {
+func library() []stepPattern {
 	libraryOnce.Do(func() {
 		fsys := fstest.MapFS{"list.feature": {Data: []byte("Feature: list\n  Scenario: list\n    Given conform lists its steps\n")}}
 		suite := godog.TestSuite{
@@ -80,7 +74,7 @@ func library() []*regexp.Regexp {
 			},
 		}
 		suite.Run()
-		libraryPats = steps.Patterns()
+		libraryPats = indexPatterns(steps.Patterns())
 	})
 	return libraryPats
 }
