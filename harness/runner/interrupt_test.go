@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,4 +70,20 @@ func TestInterruptedRun(t *testing.T) {
 		t.Errorf("%d kernels were started; an interrupt must stop new launches (at most %d)", len(pids), opt.Concurrency+1)
 	}
 	expectGone(t, pids)
+}
+
+// A run whose context ends while it reads the suite starts no kernel: a
+// run stopped just before go test's -timeout (conformtest) has no time to
+// start one and shut it down again.
+func TestStoppedBeforeAKernelStarts(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("the test's deadline is near"))
+	launched := false
+	r, err := Run(ctx, Options{Launcher: launchSpy{&launched}})
+	if err == nil || !strings.Contains(err.Error(), "stopped before any kernel started: the test's deadline is near") {
+		t.Errorf("Run = %v, want stopped before any kernel started, with the cause", err)
+	}
+	if r != nil || launched {
+		t.Errorf("report %v, launched %v: want neither", r, launched)
+	}
 }

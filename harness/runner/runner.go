@@ -88,6 +88,18 @@ type Options struct {
 	Bridged bool
 }
 
+// stoppedEarly is the error of a run whose context ended while it read the
+// suite: no kernel has started, so there is nothing to stop or report, and
+// a run stopped shortly before a deadline (conformtest, under go test
+// -timeout) must not go on to start one (issue 25: at load 30 reading the
+// suite took a race-built test binary more than ten seconds).
+func stoppedEarly(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("the run was stopped before any kernel started: %w", context.Cause(ctx))
+}
+
 // ErrIncomplete means the run stopped before every scenario had a verdict.
 var ErrIncomplete = errors.New("run incomplete")
 
@@ -125,6 +137,9 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := stoppedEarly(ctx); err != nil {
+		return nil, err
+	}
 	// An undefined or ambiguous step is a defect of the feature file: it
 	// stops the run before any kernel starts, naming file:line.
 	refs, err := Select(opt.FS, opt.Root, opt.Tags)
@@ -132,6 +147,9 @@ func Run(ctx context.Context, opt Options) (*report.Report, error) {
 		return nil, err
 	}
 	if err := CheckSteps(refs); err != nil {
+		return nil, err
+	}
+	if err := stoppedEarly(ctx); err != nil {
 		return nil, err
 	}
 	keepFn, leftOut, slowWarning := opt.Only, map[string][]string(nil), ""
