@@ -176,6 +176,7 @@ type run struct {
 	world   *fakes.World
 	result  wire.RunSessionResult
 	info    wire.InitializeResult
+	wait0   time.Duration // processWait when the case began
 }
 
 func config(c chainCase) wire.SessionConfig {
@@ -214,11 +215,13 @@ func runCase(k *driver.Kernel, c chainCase, session string) (*run, error) {
 	}
 	w.Model.On(1, fakes.Reply{Calls: []fakes.Call{{Name: "write", Input: json.RawMessage(`{"path":"a"}`)}}})
 	w.Model.On(2, fakes.Reply{Text: "Finished."})
+	w.Log.SetCPUWait(processWait)
+	wait0 := w.Log.CPUWait()
 	res, err := k.Run(context.Background(), w, wire.RunParams{SessionID: session, Prompt: "Please write a.", Config: config(c)}, 20*time.Second)
 	if err != nil {
 		return nil, fmt.Errorf("the kernel faulted: %v", err)
 	}
-	return &run{c: c, session: session, world: w, result: res, info: k.Info}, nil
+	return &run{c: c, session: session, world: w, result: res, info: k.Info, wait0: wait0}, nil
 }
 
 // ---- invariants ----
@@ -402,19 +405,24 @@ func (r *run) check() []string {
 
 	// The kernel waits out a hanging subscriber's timeout, no less, and
 	// the whole chain takes no more than the sum of the timeouts (plus a
-	// generous allowance for everything else).
+	// generous allowance for everything else). Both are judged from the
+	// harness's arrival times, and what a busy machine took out of them,
+	// the process's waits for a CPU since the case began, is credited: the
+	// tolerances are tens of milliseconds, and at load 30 a hook request
+	// reached the harness 44 ms after the kernel's timer started (issue 25).
 	for _, ch := range chains {
-		end := ch[0].End
+		end, endWait := ch[0].End, ch[0].EndCPUWait
 		for _, q := range ch {
 			if q.End.After(end) {
-				end = q.End
+				end, endWait = q.End, q.EndCPUWait
 			}
 		}
 		if n, ok := after(reqs, ch[len(ch)-1]); ok && n.Start.After(end) {
-			end = n.Start
+			end, endWait = n.Start, n.StartCPUWait
 		}
-		if took, bound := end.Sub(ch[0].Start), e.hangs+time.Second; took > bound {
-			fail("the chain took %v, more than the timeouts allow (%v)", took.Round(time.Millisecond), bound)
+		credit := max(0, endWait-r.wait0)
+		if took, bound := end.Sub(ch[0].Start), e.hangs+time.Second; took-credit > bound {
+			fail("the chain took %v, more than the timeouts allow (%v)%s", took.Round(time.Millisecond), bound, creditNote(credit))
 		}
 		for _, q := range ch {
 			s := find(c.Subs, params(q).Subscriber)
@@ -427,12 +435,21 @@ func (r *run) check() []string {
 			}
 			// Measured from the arrival, which trails the kernel's timer
 			// by the transit time: demand half the timeout.
-			if waited, min := n.Start.Sub(q.Start), time.Duration(s.TimeoutMS)*time.Millisecond/2; waited < min {
-				fail("the kernel gave up on %s after %v, before its %d ms timeout", s.ID, waited.Round(time.Millisecond), s.TimeoutMS)
+			credit := max(0, n.StartCPUWait-r.wait0)
+			if waited, min := n.Start.Sub(q.Start), time.Duration(s.TimeoutMS)*time.Millisecond/2; waited+credit < min {
+				fail("the kernel gave up on %s after %v, before its %d ms timeout%s", s.ID, waited.Round(time.Millisecond), s.TimeoutMS, creditNote(credit))
 			}
 		}
 	}
 	return bad
+}
+
+// creditNote says how much CPU wait a timing judgement credited.
+func creditNote(d time.Duration) string {
+	if d < time.Millisecond {
+		return ""
+	}
+	return fmt.Sprintf(" (crediting %v in which the process waited for a CPU)", d.Round(time.Millisecond))
 }
 
 func (r *run) hasHookError(w wantError) bool {
