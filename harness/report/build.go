@@ -156,7 +156,9 @@ func BuildWith(cat *spec.Catalog, k Kernel, scenarios []ScenarioResult, started 
 		v := verdict(q, k, cov, opt.LeftOut[q.ID])
 		v.ID, v.Area, v.Title, v.Level, v.Class = q.ID, q.Area, q.Title, q.Level, q.Class
 		v.Profile, v.Matrix, v.Scenarios = q.Profile, q.Matrix, refs
-		v.Glue = k.Glue[q.ID]
+		if why, ok := k.Glue[q.ID]; ok { // the kernel's own label first
+			v.Glue = why
+		}
 		r.Requirements = append(r.Requirements, v)
 	}
 	r.Summary = summarize(cat.Areas, r.Requirements, scs)
@@ -308,6 +310,10 @@ func verdict(q spec.Requirement, k Kernel, cov []ScenarioResult, leftOut []strin
 		switch i, ok := firstOf(NotReached); {
 		case ok:
 			r.Reason = "not reached: " + say(i, "not reached")
+			if r.Glue == "" && allGlue(r.NotReached) {
+				// Only conform's own bridge kept it from being judged.
+				r.Glue = r.NotReached[0].Message
+			}
 		case allOf(NotRun, Skipped):
 			r.Reason = "not run: the run was interrupted"
 		default:
@@ -321,7 +327,11 @@ func verdict(q spec.Requirement, k Kernel, cov []ScenarioResult, leftOut []strin
 		gaps = append(gaps, q.Unverifiable+" (not observable over the wire)")
 	}
 	if n := len(r.NotReached); n > 0 {
-		gaps = append(gaps, fmt.Sprintf("%d %s not reached", n, plural(n, "check", "checks")))
+		gap := fmt.Sprintf("%d %s not reached", n, plural(n, "check", "checks"))
+		if g := countGlue(r.NotReached); g > 0 {
+			gap += fmt.Sprintf(" (%d of them unseen by conform's bridge: profile glue)", g)
+		}
+		gaps = append(gaps, gap)
 	}
 	for _, o := range outs {
 		if o.status == Unverifiable || o.status == NotRun {

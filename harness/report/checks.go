@@ -28,6 +28,10 @@ type CheckResult struct {
 	// Status is pass, fail, not_reached or unverifiable.
 	Status  Status `json:"status"`
 	Message string `json:"message,omitempty"`
+	// Glue marks a check not reached because of the harness's own glue
+	// (conform agent's bridge cannot see the agent's hooks at that
+	// point), not because of the loop.
+	Glue bool `json:"glue,omitempty"`
 }
 
 // CheckRef points at one check from a requirement's verdict.
@@ -37,6 +41,7 @@ type CheckRef struct {
 	Line     int    `json:"line"`
 	Step     string `json:"step"`
 	Message  string `json:"message,omitempty"`
+	Glue     bool   `json:"glue,omitempty"` // as CheckResult.Glue
 }
 
 // Where returns "file:line" of the check itself (the scenario's file, the
@@ -106,7 +111,7 @@ func outcomeFor(s ScenarioResult, id string) scenarioOutcome {
 		if !slices.Contains(c.Requirements, id) {
 			continue
 		}
-		ref := CheckRef{Scenario: s.Ref(), Line: c.Line, Step: c.Step, Message: c.Message}
+		ref := CheckRef{Scenario: s.Ref(), Line: c.Line, Step: c.Step, Message: c.Message, Glue: c.Glue}
 		switch c.Status {
 		case Pass:
 			passed = true

@@ -30,5 +30,35 @@ func glueIDs(k Kernel) []string {
 
 // hasGlue reports whether the report has a glue label to show.
 func (r *Report) hasGlue() bool {
-	return len(r.Kernel.Glue) > 0 || r.Summary.GlueFail > 0
+	return len(glueRequirementIDs(r)) > 0 || r.Summary.GlueFail > 0
+}
+
+// glueRequirementIDs are the kernel's glue labels and the requirements that
+// only conform's bridge kept from being judged (their checks not reached,
+// glue), sorted.
+func glueRequirementIDs(r *Report) []string {
+	ids := glueIDs(r.Kernel)
+	for _, q := range r.Requirements {
+		if q.Glue != "" && !slices.Contains(ids, q.ID) {
+			ids = append(ids, q.ID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// allGlue reports whether every check of refs was not reached because of
+// glue (CheckRef.Glue).
+func allGlue(refs []CheckRef) bool {
+	return len(refs) > 0 && countGlue(refs) == len(refs)
+}
+
+func countGlue(refs []CheckRef) int {
+	n := 0
+	for _, c := range refs {
+		if c.Glue {
+			n++
+		}
+	}
+	return n
 }

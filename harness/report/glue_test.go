@@ -98,3 +98,48 @@ func TestGlueInEveryFormat(t *testing.T) {
 		t.Error("a report without glue shows a glue column")
 	}
 }
+
+// A check not reached because conform's bridge cannot see the agent's hook
+// is labelled glue: a requirement left untested only by such checks carries
+// the label in every format; one with another check not reached, or judged
+// by other checks, does not become glue.
+func TestChecksNotReachedThroughGlue(t *testing.T) {
+	unseen := CheckResult{Step: `"session-end" was dispatched once`, Line: 12, Requirements: []string{"HD-01"}, Status: NotReached,
+		Message: `the bridge sees no "session-end" hook of this agent (bridge.hook_points: none): whether it was dispatched cannot be told (profile glue)`, Glue: true}
+	absent := CheckResult{Step: "the final answer turn had no tools", Line: 13, Requirements: []string{"TA-02"}, Status: NotReached, Message: "no final-answer request"}
+	passed := CheckResult{Step: "the session ended", Line: 14, Requirements: []string{"TA-01", "HD-01"}, Status: Pass}
+	scs := []ScenarioResult{
+		{File: "hooks.feature", Line: 10, Name: "unseen", Tags: []string{"@HD-01", "@TA-02"}, Status: NotReached, Checks: []CheckResult{unseen, absent}},
+		{File: "turn.feature", Line: 3, Name: "judged elsewhere", Tags: []string{"@TA-01"}, Status: Pass, Checks: []CheckResult{passed, {Step: unseen.Step, Line: 5, Requirements: []string{"TA-01"}, Status: NotReached, Message: unseen.Message, Glue: true}}},
+		{File: "turn.feature", Line: 20, Name: "passes", Tags: []string{"@TA-01"}, Status: Pass, Checks: []CheckResult{passed}},
+	}
+	r := Build(testCatalog(), Kernel{Name: "agent"}, scs, started, time.Second)
+	if q := find(t, r, "HD-01"); q.Status != NotTested || q.Glue != unseen.Message || len(q.NotReached) != 1 || !q.NotReached[0].Glue {
+		t.Errorf("HD-01: %s glue %q not reached %+v, want not tested, labelled glue", q.Status, q.Glue, q.NotReached)
+	}
+	if q := find(t, r, "TA-02"); q.Status != NotTested || q.Glue != "" {
+		t.Errorf("TA-02: %s glue %q, want not tested without a label (nothing of the bridge's)", q.Status, q.Glue)
+	}
+	if q := find(t, r, "TA-01"); q.Status != Pass || q.Glue != "" || !strings.Contains(q.Unverified, "1 check not reached (1 of them unseen by conform's bridge: profile glue)") {
+		t.Errorf("TA-01: %s glue %q unverified %q, want a partial pass naming the glue", q.Status, q.Glue, q.Unverified)
+	}
+	data := writeJSON(t, r)
+	if err := ValidateJSON(readSchema(t), data); err != nil {
+		t.Fatalf("report does not validate: %v", err)
+	}
+	var md, text bytes.Buffer
+	if err := WriteMarkdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteText(&text, r); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"json": string(data), "markdown": md.String(), "text": text.String()} {
+		if !strings.Contains(out, "HD-01") || !strings.Contains(out, "glue") {
+			t.Errorf("%s does not label HD-01 glue:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(md.String(), "| Glue (decided by the adapter, not the loop) | `HD-01` |") {
+		t.Errorf("markdown's glue row does not name HD-01:\n%s", md.String())
+	}
+}

@@ -202,7 +202,7 @@ func (pg *page) summary() {
 		row("Declared readings", strings.Join(rs, ", "))
 	}
 	if r.hasGlue() {
-		row("Glue (decided by the adapter, not the loop)", pg.codes(glueIDs(r.Kernel), "none"))
+		row("Glue (decided by the adapter, not the loop)", pg.codes(glueRequirementIDs(r), "none"))
 	}
 	if r.Kernel.Command != "" {
 		row("Command", "<code>"+pg.line(r.Kernel.Command)+"</code>")

@@ -114,7 +114,7 @@ func writeMarkdown(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 	p("| Kernel | %s |\n", m.inline(kernelTitle(r.Kernel)))
 	p("| Declared capabilities | %s |\n", m.codeList(r.Kernel.Capabilities, "none", safetext.MarkdownCellCode))
 	if r.hasGlue() {
-		p("| Glue (decided by the adapter, not the loop) | %s |\n", m.codeList(glueIDs(r.Kernel), "none", safetext.MarkdownCellCode))
+		p("| Glue (decided by the adapter, not the loop) | %s |\n", m.codeList(glueRequirementIDs(r), "none", safetext.MarkdownCellCode))
 	}
 	if r.Kernel.Command != "" {
 		p("| Command | %s |\n", m.code(r.Kernel.Command))

@@ -216,7 +216,9 @@ type RequirementResult struct {
 	Unverified string `json:"unverified,omitempty"`
 	// Glue is the kernel's reason when it labelled the requirement glue:
 	// its verdict depends on the adapter's glue, not on the loop under it.
-	// A glue failure is counted apart (Summary.GlueFail).
+	// A glue failure is counted apart (Summary.GlueFail). A requirement not
+	// tested only because its checks were not reached through conform's
+	// own glue (CheckRef.Glue) carries the first such check's message.
 	Glue string `json:"glue,omitempty"`
 }
 

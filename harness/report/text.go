@@ -126,6 +126,18 @@ func writeText(w io.Writer, r *Report, secrets *safetext.Redactor) error {
 			p("  %-7s not verified: %s\n", line(q.ID), line(q.Unverified))
 		}
 	}
+	var unseen []RequirementResult
+	for _, q := range r.Requirements {
+		if q.Status == NotTested && q.Glue != "" {
+			unseen = append(unseen, q)
+		}
+	}
+	if len(unseen) > 0 {
+		p("\nNot tested because of glue (decided by the adapter or conform's bridge, not the loop):\n")
+		for _, q := range unseen {
+			p("  %-7s %s\n", line(q.ID), line(q.Glue))
+		}
+	}
 	if len(r.Observations) > 0 {
 		p("\nObservations (recorded without judging; no verdict depends on them):\n")
 		for _, o := range r.Observations {

@@ -116,7 +116,7 @@ func (c *collector) checks(p *godog.Scenario, outs []steps.CheckOutcome) []repor
 		r := report.CheckResult{
 			Step: o.Step, Line: c.stepLine(p.Uri, o.StepNode),
 			Requirements: append([]string(nil), o.Proves...),
-			Status:       report.Status(o.Status), Message: o.Message,
+			Status:       report.Status(o.Status), Message: o.Message, Glue: o.Glue,
 		}
 		res = append(res, r)
 	}

@@ -52,10 +52,18 @@ type CheckOutcome struct {
 	Declared []string
 	Status   CheckStatus
 	Message  string
+	// Glue: not reached because of conform's bridge, not the loop
+	// (glueNotReached).
+	Glue bool
 }
 
-// notReachedError marks a check whose subject never happened.
-type notReachedError struct{ why string }
+// notReachedError marks a check whose subject never happened; glue when
+// it is the harness's own glue that cannot see it (an agent bridged by a
+// profile that relays none of its hooks at that point), not the loop.
+type notReachedError struct {
+	why  string
+	glue bool
+}
 
 func (e *notReachedError) Error() string { return e.why }
 
@@ -63,6 +71,16 @@ func (e *notReachedError) Error() string { return e.why }
 // request, a final-answer turn, an optional field) is not there.
 func notReached(format string, args ...any) error {
 	return &notReachedError{why: fmt.Sprintf(format, args...)}
+}
+
+// glueNotReached is notReached because conform's bridge cannot see what the
+// check looks at: the report labels it glue, never the agent's.
+func glueNotReached(why string) error { return &notReachedError{why: why, glue: true} }
+
+// isGlue reports whether err is a check not reached because of glue.
+func isGlue(err error) bool {
+	var nr *notReachedError
+	return errors.As(err, &nr) && nr.glue
 }
 
 // unverifiableError marks a check that cannot see its subject over the wire.
@@ -210,7 +228,7 @@ func (s *Scenario) where() string {
 // scenario is tagged with.
 func (s *Scenario) outcome(declared, ids []string, err error) CheckOutcome {
 	status, msg := classify(err)
-	o := CheckOutcome{Declared: declared, Status: status, Message: msg}
+	o := CheckOutcome{Declared: declared, Status: status, Message: msg, Glue: isGlue(err)}
 	if s.step != nil {
 		o.Step = s.step.Text
 		if len(s.step.AstNodeIds) > 0 {

@@ -416,7 +416,7 @@ func (s *Scenario) pointsNeverDispatched(list string) error {
 	}
 	for _, p := range quotedList(list) {
 		if why := s.hookPointUnseen(p); why != "" {
-			return notReached("%s", why)
+			return glueNotReached(why)
 		}
 		if d := s.dispatchesAt(p); len(d) > 0 {
 			return fmt.Errorf("expected no %q dispatch, the kernel sent %d (first #%d)", p, len(d), d[0].Seq)
@@ -431,7 +431,7 @@ func (s *Scenario) dispatchedOnce(point, where string) error {
 		return err
 	}
 	if why := s.hookPointUnseen(point); why != "" {
-		return notReached("%s", why)
+		return glueNotReached(why)
 	}
 	d := s.dispatchesAt(point)
 	if len(d) != 1 {

@@ -292,7 +292,7 @@ func (s *Scenario) postToolCallSaw(tool string) error {
 		return err
 	}
 	if why := s.hookPointUnseen(wire.PointPostToolCall); why != "" {
-		return notReached("%s", why)
+		return glueNotReached(why)
 	}
 	for _, e := range s.dispatchesAt(wire.PointPostToolCall) {
 		if p := e.Value.(wire.HookDispatchParams); p.Payload.Call != nil && p.Payload.Call.Name == tool {

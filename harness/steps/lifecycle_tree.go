@@ -29,7 +29,7 @@ func (s *Scenario) treeLifecycleOnce() error {
 	}
 	for _, p := range []string{wire.PointSessionStart, wire.PointSessionEnd} {
 		if why := s.hookPointUnseen(p); why != "" {
-			return notReached("%s", why)
+			return glueNotReached(why)
 		}
 	}
 	t := s.saTree()
