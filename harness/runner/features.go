@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	gherkin "github.com/cucumber/gherkin/go/v42"
 	messages "github.com/cucumber/messages/go/v34"
 
 	"github.com/agentconform/conform/harness/provenance"
@@ -72,7 +70,7 @@ func checkFeature(file string, data []byte, cat *spec.Catalog) ([]ScenarioInfo, 
 	if err := scannable(file, data); err != nil {
 		return nil, []error{err}
 	}
-	doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(data), (&messages.Incrementing{}).NewId)
+	doc, err := parseGherkin(data)
 	if err != nil {
 		return nil, gherkinErrors(file, err)
 	}

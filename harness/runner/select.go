@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -69,7 +68,7 @@ func Select(fsys fs.FS, root, tags string) ([]ScenarioRef, error) {
 		if err != nil {
 			return nil, err
 		}
-		doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(data), newID)
+		doc, err := parseGherkin(data)
 		if err != nil {
 			return nil, &FeatureError{File: f, Reason: "not valid Gherkin: " + err.Error()}
 		}
