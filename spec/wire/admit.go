@@ -23,8 +23,8 @@ import (
 // field other than int, int64 and float64, which every such literal fits.
 func Admit(method, part string, raw json.RawMessage) error {
 	compileOnce.Do(loadSchemas)
-	sch, ok := compiled[schemaKey(method, part)]
-	if !ok {
+	key := schemaKey(method, part)
+	if _, ok := parts[key]; !ok {
 		return Validate(method, part, raw) // names what is unknown
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
@@ -34,7 +34,7 @@ func Admit(method, part string, raw json.RawMessage) error {
 	if err != nil {
 		return fmt.Errorf("invalid JSON: %v", err)
 	}
-	if err := validateDoc(method, part, sch, doc); err != nil {
+	if err := validateDoc(key, doc); err != nil {
 		return err
 	}
 	if plainNumbers(doc) && !narrowNumbers(method, part) {

@@ -76,16 +76,47 @@ func SchemaFile(method, part string) string {
 
 var (
 	compileOnce sync.Once
-	compiled    map[string]*jsonschema.Schema // key: method + " " + part
-	fast        map[string]*fastNode          // the same parts' fast path (fastschema.go)
+	parts       map[string]string    // key: method + " " + part → its schema file
+	fast        map[string]*fastNode // the same parts' fast path (fastschema.go)
 	printer     = message.NewPrinter(language.English)
+
+	// The general validator of each part, compiled when first needed: the
+	// fast path judges every valid part, so a session of valid messages
+	// never needs it, and compiling all of them was a sixth of a short
+	// conform run's CPU, in each of a mutation campaign's thousands of
+	// runs (issue 25).
+	generalMu sync.Mutex
+	general   *jsonschema.Compiler
+	compiled  = map[string]*jsonschema.Schema{}
 )
+
+// schemaOf is the general validator of a part, compiled once; ok is false
+// for a part the wire does not have.
+func schemaOf(key string) (*jsonschema.Schema, bool) {
+	file, ok := parts[key]
+	if !ok {
+		return nil, false
+	}
+	generalMu.Lock()
+	defer generalMu.Unlock()
+	if sch, ok := compiled[key]; ok {
+		return sch, true
+	}
+	sch, err := general.Compile(SchemaBase + file)
+	if err != nil {
+		// TestSchemasCompile compiles every part: a build defect.
+		panic(fmt.Sprintf("wire: compiling schema of %s: %v", key, err))
+	}
+	compiled[key] = sch
+	return sch, true
+}
 
 func schemaKey(method, part string) string { return method + " " + part }
 
-// loadSchemas compiles every embedded schema. A failure means the embedded
-// files are broken, a build defect that TestSchemasCompile catches, so it
-// panics.
+// loadSchemas reads every embedded schema and compiles the fast path of
+// every part (the general validators: schemaOf). A failure means the
+// embedded files are broken, a build defect that TestSchemasCompile
+// catches, so it panics.
 func loadSchemas() {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
@@ -108,23 +139,17 @@ func loadSchemas() {
 			panic(fmt.Sprintf("wire: schema %s: %v", e.Name(), err))
 		}
 	}
-	m := make(map[string]*jsonschema.Schema)
 	files := map[string]string{}
 	for _, method := range Methods() {
-		parts := []string{PartParams, PartResult}
+		ps := []string{PartParams, PartResult}
 		if notifications[method] {
-			parts = parts[:1]
+			ps = ps[:1]
 		}
-		for _, part := range parts {
-			sch, err := c.Compile(SchemaBase + SchemaFile(method, part))
-			if err != nil {
-				panic(fmt.Sprintf("wire: compiling schema of %s %s: %v", method, part, err))
-			}
-			m[schemaKey(method, part)] = sch
+		for _, part := range ps {
 			files[schemaKey(method, part)] = SchemaFile(method, part)
 		}
 	}
-	compiled = m
+	general, parts = c, files
 	fast = compileFast(docs, files)
 }
 
@@ -140,8 +165,8 @@ func Validate(method string, part string, raw json.RawMessage) error {
 	default:
 		return fmt.Errorf("unknown message part %q (want params or result)", part)
 	}
-	sch, ok := compiled[schemaKey(method, part)]
-	if !ok {
+	key := schemaKey(method, part)
+	if _, ok := parts[key]; !ok {
 		if notifications[method] {
 			return fmt.Errorf("%q is a notification: it has no result", method)
 		}
@@ -154,15 +179,16 @@ func Validate(method string, part string, raw json.RawMessage) error {
 	if err != nil {
 		return fmt.Errorf("invalid JSON: %v", err)
 	}
-	return validateDoc(method, part, sch, doc)
+	return validateDoc(key, doc)
 }
 
 // validateDoc validates a decoded document: the fast path first, and the
 // general validator for what the fast path refuses (or cannot judge).
-func validateDoc(method, part string, sch *jsonschema.Schema, doc any) error {
-	if f := fast[schemaKey(method, part)]; f != nil && f.valid(doc) {
+func validateDoc(key string, doc any) error {
+	if f := fast[key]; f != nil && f.valid(doc) {
 		return nil
 	}
+	sch, _ := schemaOf(key)
 	if err := sch.Validate(doc); err != nil {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {

@@ -45,7 +45,7 @@ func TestMethods(t *testing.T) {
 func TestSchemasCompile(t *testing.T) {
 	compileOnce.Do(loadSchemas)
 	for _, p := range allParts() {
-		if compiled[schemaKey(p[0], p[1])] == nil {
+		if sch, ok := schemaOf(schemaKey(p[0], p[1])); !ok || sch == nil {
 			t.Errorf("%s %s: no compiled schema", p[0], p[1])
 		}
 	}
