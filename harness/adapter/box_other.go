@@ -29,3 +29,6 @@ func (b *box) starved() time.Duration { return 0 }
 func (b *box) starvedKnown() time.Duration { return 0 }
 
 func selfStarved() time.Duration { return 0 }
+
+// SelfThreadsWait is not measured elsewhere than Linux.
+func SelfThreadsWait() time.Duration { return 0 }

@@ -81,20 +81,37 @@ func selfStarved() time.Duration {
 	return w
 }
 
+// SelfThreadsWait is how long this process's threads have waited for a CPU
+// while they could run, summed over the threads (0 where it cannot be
+// read). Unlike the watchdog's credit (the longest-waiting thread's), it
+// grows with any one thread's wait: a test that times an in-process
+// kernel credits it to a delay that may be any thread's.
+func SelfThreadsWait() time.Duration {
+	var sum time.Duration
+	threadWaits(os.Getpid(), func(w time.Duration) { sum += w })
+	return sum
+}
+
 // longestWait is the longest run-queue wait of one process's threads.
 func longestWait(pid int) (time.Duration, bool) {
+	var longest time.Duration
+	ok := threadWaits(pid, func(w time.Duration) { longest = max(longest, w) })
+	return longest, ok
+}
+
+// threadWaits hands each thread's run-queue wait of process pid to f.
+func threadWaits(pid int, f func(time.Duration)) bool {
 	dir := fmt.Sprintf("/proc/%d/task", pid)
 	tasks, err := os.ReadDir(dir)
 	if err != nil {
-		return 0, false
+		return false
 	}
-	var longest time.Duration
 	for _, t := range tasks {
 		if w, ok := runQueueWait(dir + "/" + t.Name() + "/schedstat"); ok {
-			longest = max(longest, w)
+			f(w)
 		}
 	}
-	return longest, true
+	return true
 }
 
 // runQueueWait reads the second field of a schedstat file: nanoseconds

@@ -13,6 +13,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/agentconform/conform/fakes"
+	"github.com/agentconform/conform/harness/adapter"
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/harness/driver"
 	"github.com/agentconform/conform/harness/steps"
@@ -176,7 +177,7 @@ type run struct {
 	world   *fakes.World
 	result  wire.RunSessionResult
 	info    wire.InitializeResult
-	wait0   time.Duration // processWait when the case began
+	wait0   time.Duration // adapter.SelfThreadsWait when the case began
 }
 
 func config(c chainCase) wire.SessionConfig {
@@ -215,7 +216,7 @@ func runCase(k *driver.Kernel, c chainCase, session string) (*run, error) {
 	}
 	w.Model.On(1, fakes.Reply{Calls: []fakes.Call{{Name: "write", Input: json.RawMessage(`{"path":"a"}`)}}})
 	w.Model.On(2, fakes.Reply{Text: "Finished."})
-	w.Log.SetCPUWait(processWait)
+	w.Log.SetCPUWait(adapter.SelfThreadsWait)
 	wait0 := w.Log.CPUWait()
 	res, err := k.Run(context.Background(), w, wire.RunParams{SessionID: session, Prompt: "Please write a.", Config: config(c)}, 20*time.Second)
 	if err != nil {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -27,5 +28,18 @@ func TestParseGherkinOncePerContent(t *testing.T) {
 	parsedMu.Unlock()
 	if n > maxParsed {
 		t.Errorf("%d documents kept, bound %d", n, maxParsed)
+	}
+}
+
+// godog is given the files that hold a selected scenario, in their order;
+// with none selected, every file (its tag filter then selects nothing).
+func TestFilesOfSelectedScenarios(t *testing.T) {
+	files := []string{"a.feature", "./b.feature", "c.feature"}
+	refs := []ScenarioRef{{File: "c.feature", Line: 3}, {File: "b.feature", Line: 9}, {File: "c.feature", Line: 7}}
+	if got := filesOf(files, refs); !slices.Equal(got, []string{"./b.feature", "c.feature"}) {
+		t.Errorf("filesOf = %q, want b and c in their order", got)
+	}
+	if got := filesOf(files, nil); !slices.Equal(got, files) {
+		t.Errorf("filesOf with nothing selected = %q, want every file", got)
 	}
 }

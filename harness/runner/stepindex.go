@@ -46,7 +46,7 @@ func indexPatterns(res []*regexp.Regexp) []stepPattern {
 	return out
 }
 
-// matches is every pattern the text matches, by regexp, among those whose
+// matchingSteps is every pattern the text matches, by regexp, among those whose
 // prefix it begins with.
 func matchingSteps(pats []stepPattern, text string) []string {
 	var out []string

@@ -1,11 +1,7 @@
 package props
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,30 +10,6 @@ import (
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/spec/wire"
 )
-
-// processWait is how long this process's threads have waited for a CPU
-// while they could run, summed over the threads (schedstat, proc(5); 0
-// where there is none). The reference kernel runs in this process, so a
-// hook request that reached the harness late because a busy machine did
-// not run the kernel's or the harness's thread shows here. Summed, not the
-// longest thread's as the driver's watchdog credit is: the delay is one
-// thread's, and it may not be the one that has waited longest in all.
-func processWait() time.Duration {
-	paths, _ := filepath.Glob("/proc/self/task/*/schedstat")
-	var sum time.Duration
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		if f := bytes.Fields(b); len(f) >= 2 {
-			if ns, err := strconv.ParseInt(string(f[1]), 10, 64); err == nil {
-				sum += time.Duration(ns)
-			}
-		}
-	}
-	return sum
-}
 
 // The timeout judgement fails a kernel that gives up early, and credits
 // only what the process spent waiting for a CPU: a request 20 ms after a
