@@ -269,6 +269,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			sc.expect = longest + rest
 			if cfg.Timeout <= 0 && cfg.Plugin == nil {
 				sc.timeout = runTimeout(longest, rest, cfg.Jobs)
+				sc.cpuLimit = cpuBudget(cov.cpuOf(us))
 			}
 		}
 		scopes[i] = sc
@@ -485,6 +486,9 @@ type judgeScope struct {
 	// timeout, when set, bounds a run of the reaching scenarios instead of
 	// the campaign's per-run timeout (runTimeout).
 	timeout time.Duration
+	// cpuLimit, when set, is the CPU time a run of the reaching scenarios
+	// may use (cpuBudget).
+	cpuLimit time.Duration
 	// expect is how long the mutant's runs take against the unmutated
 	// kernel, to judge the longest first.
 	expect time.Duration
@@ -533,7 +537,7 @@ func judgeSchema(ctx context.Context, j *judge, dir, bin string, n, id int, m Mu
 // package's scenarios, then, if it survives them, the whole suite.
 func judgeBuilt(ctx context.Context, j *judge, x exe, sc judgeScope, r *Result) {
 	if sc.reaching != "" {
-		x.features, x.timeout = sc.features, sc.timeout
+		x.features, x.timeout, x.cpuLimit = sc.features, sc.timeout, sc.cpuLimit
 		v := j.scope(ctx, x, sc.reaching, r)
 		if v.status == Survived && sc.then != "" {
 			x.features = sc.thenFeatures

@@ -94,7 +94,9 @@
 // crashed (the in-process kernel panicked), timeout (no verdict within the
 // per-run timeout, twice: a run that times out runs once more with twice
 // the time, and that run's verdict counts, so a slow but correct run on a
-// loaded machine is no kill), survived (nothing failed), not viable (does not
+// loaded machine is no kill; or, once, more CPU time than its budget: 5x
+// what its reaching scenarios used against the unmutated kernel, at least
+// 15 s, since CPU time does not grow with the machine's load), survived (nothing failed), not viable (does not
 // compile; excluded from scores). A survivor is either classified in the
 // committed list (survivors.json: equivalent; a legal variant, a correct
 // kernel that declares what it does because the mutated value also feeds

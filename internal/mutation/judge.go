@@ -81,6 +81,8 @@ type exe struct {
 	cpu *int64
 	// timeout, when set, replaces the judge's per-run timeout.
 	timeout time.Duration
+	// cpuLimit, when set, is the CPU time a run may use (cpuBudget).
+	cpuLimit time.Duration
 	// setup marks the unmutated suite's run, whose CPU time is counted
 	// as setup, not as judging (tally).
 	setup bool
@@ -93,6 +95,7 @@ type verdict struct {
 	detail  string   // build error, panic line, or harness error, trimmed
 	took    time.Duration
 	units   []string // with a tagged copy: the own tags of the failing scenarios
+	spun    bool     // stopped for using more CPU than its budget
 }
 
 // linkFlags leave the symbol table and DWARF out of every program a
@@ -193,7 +196,9 @@ func (j *judge) runExe(ctx context.Context, x exe, tags string, failFast bool) v
 		limit = x.timeout
 	}
 	v := j.runOnce(ctx, x, tags, failFast, limit)
-	if v.status != TimedOut || ctx.Err() != nil {
+	if v.status != TimedOut || v.spun || ctx.Err() != nil {
+		// A run over its CPU budget is not run again: a busy machine
+		// lengthens a run's wall time, not the CPU time it uses.
 		return v
 	}
 	first := v.took
@@ -237,7 +242,7 @@ func (j *judge) runOnce(ctx context.Context, x exe, tags string, failFast bool, 
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	var used int64
-	hog, err := runWatched(cmd, &used)
+	hog, spun, err := runWatched(cmd, &used, x.cpuLimit)
 	if x.cpu != nil {
 		*x.cpu += used
 	}
@@ -253,6 +258,14 @@ func (j *judge) runOnce(ctx context.Context, x exe, tags string, failFast bool, 
 		// A mutant that grows without bound would take the machine's
 		// memory from everyone else; it is stopped and counts as a crash.
 		v.status, v.detail = Crashed, fmt.Sprintf("used more than %d MiB of memory", memoryLimit>>20)
+	case spun:
+		// A kernel goroutine that loops without end (a loop condition
+		// negated, a counter that never moves) burns both cores for the
+		// whole timeout, and an in-process kernel left behind by its
+		// scenario goes on burning them after its verdict (205 CPU s for
+		// one mutant of a campaign).
+		v.status, v.spun = TimedOut, true
+		v.detail = fmt.Sprintf("used more than %s of CPU, %d times what the scenarios that reach it used against the unmutated kernel", x.cpuLimit, cpuMargin)
 	case ctx.Err() == context.DeadlineExceeded:
 		v.status, v.detail = TimedOut, fmt.Sprintf("no verdict within %s", limit)
 	case err == nil || errors.As(err, &exit) && exit.ExitCode() == 1:

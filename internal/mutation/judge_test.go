@@ -189,3 +189,47 @@ func TestTimedOutRunRunsAgainWithTwiceTheTime(t *testing.T) {
 		t.Errorf("tally: %d timed-out runs run again, %d ended; want 3 and 2", j.tally.reruns, j.tally.rerunsEnded)
 	}
 }
+
+// A run that uses more CPU than its budget is stopped and counts as killed
+// by timeout at once: a busy machine lengthens a run's wall time, not its
+// CPU time, so it is not run again. A run that waits costs no CPU and is
+// not stopped by the budget.
+func TestRunOverItsCPUBudgetIsStoppedOnce(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc")
+	}
+	j := &judge{timeout: time.Minute, now: time.Now}
+	spinner := fakeConform(t, `while :; do :; done`)
+	start := time.Now()
+	v := j.runExe(context.Background(), exe{bin: spinner, dir: filepath.Dir(spinner), cpuLimit: 300 * time.Millisecond}, "", true)
+	if v.status != TimedOut || !v.spun || !strings.Contains(v.detail, "used more than 300ms of CPU") {
+		t.Errorf("a spinning run: %s %q, want stopped for its CPU", v.status, v.detail)
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("the spinning run was stopped after %s, not by its CPU budget", took)
+	}
+	if j.tally.reruns != 0 || j.tally.runs != 1 {
+		t.Errorf("a run over its CPU budget ran %d times (%d reruns), want once", j.tally.runs, j.tally.reruns)
+	}
+	waiter := fakeConform(t, `sleep 1; echo '{"requirements":[{"id":"TA-01","status":"pass"}]}' > "$rep"`)
+	if v := j.runExe(context.Background(), exe{bin: waiter, dir: filepath.Dir(waiter), cpuLimit: 300 * time.Millisecond}, "", true); v.status != Survived {
+		t.Errorf("a run that waits past its CPU budget in wall time: %s %q, want survived", v.status, v.detail)
+	}
+}
+
+func TestCPUBudget(t *testing.T) {
+	if got := cpuBudget(time.Second); got != minCPUBudget {
+		t.Errorf("cpuBudget(1s) = %s, want the floor %s", got, minCPUBudget)
+	}
+	if got := cpuBudget(10 * time.Second); got != 50*time.Second {
+		t.Errorf("cpuBudget(10s) = %s, want 5x", got)
+	}
+	p := filepath.Join(t.TempDir(), "stat")
+	// A command name with spaces and a parenthesis, as /proc allows.
+	if err := os.WriteFile(p, []byte("42 (a b) c) R 1 2 3 4 5 6 7 8 9 10 250 50 0 0 20 0 1 0 100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := procCPU(p); got != 3*time.Second {
+		t.Errorf("procCPU = %s, want 3s (250+50 ticks)", got)
+	}
+}

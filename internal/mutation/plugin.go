@@ -405,7 +405,7 @@ func (u *PluginUnit) runLimited(ctx context.Context, j *judge, x exe, pr PluginR
 	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	hog, err := runWatched(cmd, x.cpu)
+	hog, _, err := runWatched(cmd, x.cpu, 0)
 	v := verdict{took: j.now().Sub(start)}
 	var exit *exec.ExitError
 	what := fmt.Sprintf("%s (seed %d)", strings.TrimSpace(pr.Category+" "+strings.Join(pr.Args, " ")), seed)

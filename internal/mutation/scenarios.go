@@ -424,6 +424,17 @@ func (r *reach) nominal(us []int, cores int) (longest, rest time.Duration) {
 	return longest, sum / time.Duration(max(cores, 1))
 }
 
+// cpuOf is the CPU time the coverage runs of the scenarios us used, summed.
+func (r *reach) cpuOf(us []int) time.Duration {
+	var sum time.Duration
+	for _, u := range us {
+		if u < len(r.cpu) {
+			sum += r.cpu[u]
+		}
+	}
+	return sum
+}
+
 // enclosingFunc is the extent of the innermost function declaration or
 // literal holding line:col in src.
 func enclosingFunc(src []byte, line, col int) (coverBlock, bool) {

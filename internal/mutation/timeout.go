@@ -53,3 +53,20 @@ func runTimeout(longest, rest time.Duration, jobs int) time.Duration {
 	nominal := float64(longest) + float64(rest+startAllowance)*load
 	return max(minTimeout, time.Duration(nominal*timeoutMargin).Round(time.Second))
 }
+
+// cpuMargin and minCPUBudget make a run's CPU budget: cpuMargin times the
+// CPU time the scenarios reaching a mutant used in their coverage runs
+// against the unmutated kernel (each run alone, so each pays a start and
+// the coverage counters: more than a judged run of them together needs),
+// at least minCPUBudget. CPU time, unlike wall time, does not grow with
+// the machine's load, so the budget needs no stretching.
+const (
+	cpuMargin    = 5
+	minCPUBudget = 15 * time.Second
+)
+
+// cpuBudget is the CPU time a run of scenarios that used cpu against the
+// unmutated kernel may use against a mutant.
+func cpuBudget(cpu time.Duration) time.Duration {
+	return max(minCPUBudget, cpuMargin*cpu)
+}
