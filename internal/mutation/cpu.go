@@ -68,8 +68,17 @@ func (t *tally) add(to *time.Duration, d time.Duration) {
 // s without). Nothing a run of the embedded kernel does looks for go: the
 // kernel is served in-process, and the harness starts a program only for
 // --kernel.
+//
+// GOGC is 400 unless set: a run lives a second or two and its heap stays
+// far below the memory watch's limit, so collecting a quarter as often
+// saves about a tenth of its CPU time (interleaved runs, idle: one
+// scenario 0.163 against 0.182 CPU s, five requirements' scenarios 0.277
+// against 0.305).
 func runEnv() []string {
 	env := os.Environ()
+	if _, set := os.LookupEnv("GOGC"); !set {
+		env = append(env, "GOGC=400")
+	}
 	for i, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
 			var keep []string

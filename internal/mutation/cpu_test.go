@@ -24,3 +24,17 @@ func TestRunEnvLeavesGoOut(t *testing.T) {
 		t.Error("runEnv changed this process's PATH")
 	}
 }
+
+// A run collects garbage a quarter as often (GOGC=400), unless the
+// campaign's own environment says otherwise.
+func TestRunEnvGOGC(t *testing.T) {
+	t.Setenv("GOGC", "")
+	os.Unsetenv("GOGC")
+	if env := runEnv(); !slices.Contains(env, "GOGC=400") {
+		t.Errorf("no GOGC=400 in a run's environment: %v", env)
+	}
+	t.Setenv("GOGC", "50")
+	if env := runEnv(); slices.Contains(env, "GOGC=400") || !slices.Contains(env, "GOGC=50") {
+		t.Errorf("a GOGC the campaign was given is replaced: %v", env)
+	}
+}
