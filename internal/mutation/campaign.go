@@ -256,10 +256,18 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				len(plan.of), len(ids), len(plan.builds))
 		}
 	}
+	decl, err := declarationUses(ctx, j, cfg, cov, mutants, pre, sources)
+	if err != nil {
+		return nil, fmt.Errorf("uses of package-level declarations: %w", err)
+	}
 	scopes := make([]judgeScope, len(mutants))
 	for i, m := range mutants {
 		sc := judgeScope{tags: tags[m.Package], confirm: cfg.Confirm, expect: took}
-		if us := cov.reaching(m.File, m.Line, m.Col, sources[m.File]); len(us) > 0 {
+		us := cov.reaching(m.File, m.Line, m.Col, sources[m.File])
+		if len(us) == 0 && m.Func == "" && decl != nil {
+			us = cov.reachingUses(decl, m, sources)
+		}
+		if len(us) > 0 {
 			sc.reaching, sc.features = cov.tagsOf(us), cov.featuresOf(us)
 			if own, others := cov.split(us, reqs[m.Package]); len(own) > 0 && len(others) > 0 {
 				sc.reaching, sc.features = cov.tagsOf(own), cov.featuresOf(own)

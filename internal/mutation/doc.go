@@ -17,7 +17,10 @@
 // scenario runs the mutant exactly as it runs the original, so no whole-
 // suite run is needed to call it a survivor. A copy of the feature files
 // gives each scenario a tag of its own, so such a run sets up only the
-// scenarios it runs. A mutant outside any function (a package-level
+// scenarios it runs. A mutant of a package-level constant or variable is
+// judged by the scenarios that execute a use of what it declares
+// (declreach.go), through the constants it feeds, when every use is in a
+// function of the tree. A mutant outside any function otherwise (a
 // declaration every scenario may depend on), and every mutant with
 // -per-scenario=false, is judged as before: by the scenarios tagged with
 // the requirement IDs its package's doc.go names, then, if they let it
