@@ -63,6 +63,9 @@ type Config struct {
 	// Carry, when its Report is set, takes verdicts from an earlier
 	// campaign where the mutated declaration is unchanged (carry.go).
 	Carry Carry
+	// Serve judges the mutants of a schema program through judging
+	// servers (judgeserver.go): one conform process serves many runs.
+	Serve bool
 	// Plugin, when set, makes the target a reference plugin's main and
 	// judges it by conform plugin (plugin.go) instead of conform run;
 	// RunPlugins sets it, one unit at a time.
@@ -149,6 +152,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	j := &judge{root: root, goTool: goTool, target: cfg.Target, tmp: tmp, timeout: cfg.Timeout, now: now, plugin: cfg.Plugin}
 	if j.timeout <= 0 {
 		j.timeout = baselineTimeout
+	}
+	if cfg.Serve && cfg.Plugin == nil {
+		j.servers = &servers{max: cfg.Jobs}
+		defer j.servers.close()
 	}
 	// The unmutated suite runs while reach is measured: both mostly wait
 	// (the suite a minute on ER-01's retries), and reach does not need it.
@@ -536,7 +543,7 @@ func judgeSchema(ctx context.Context, j *judge, dir, bin string, n, id int, m Mu
 		r.Status, r.Detail = HarnessError, err.Error()
 		return r
 	}
-	judgeBuilt(ctx, j, exe{bin: bin, dir: dir, env: []string{fmt.Sprintf("%s=%d", mutantEnv, id)}, cpu: &r.CPUMillis}, sc, &r)
+	judgeBuilt(ctx, j, exe{bin: bin, dir: dir, env: []string{fmt.Sprintf("%s=%d", mutantEnv, id)}, cpu: &r.CPUMillis, serve: true, mutant: id}, sc, &r)
 	return r
 }
 

@@ -84,7 +84,11 @@
 // holds its worker for three timeouts and uses no CPU (order.go).
 //
 // What a judged run costs is mostly conform's own start (about 0.3 CPU s
-// against some 17 ms per scenario in a whole-suite run), so each run is
+// against some 17 ms per scenario in a whole-suite run), so a schema
+// program's runs go through judging servers (judgeserver.go, -serve): the
+// program, started once, serves run after run in one process with the
+// switch set for each, and one whose run left anything behind is never
+// used again. Each run is
 // given only the feature files of its scenarios (conform parses every file
 // it is given three times before it runs one), its conform starts without
 // the go command on PATH (godog's builder package runs go env in its

@@ -55,6 +55,9 @@ type judge struct {
 	buildCPU atomic.Int64
 	// plugin, when set, judges by conform plugin (plugin.go).
 	plugin *PluginUnit
+	// servers, when set, keeps the judging servers of schema programs
+	// (judgeserver.go).
+	servers *servers
 	// tally splits the CPU time of the campaign's runs and builds
 	// (CPUFigures).
 	tally tally
@@ -83,6 +86,10 @@ type exe struct {
 	timeout time.Duration
 	// cpuLimit, when set, is the CPU time a run may use (cpuBudget).
 	cpuLimit time.Duration
+	// serve runs it through a judging server (judgeserver.go), with
+	// mutant switched on.
+	serve  bool
+	mutant int
 	// setup marks the unmutated suite's run, whose CPU time is counted
 	// as setup, not as judging (tally).
 	setup bool
@@ -216,8 +223,6 @@ func (j *judge) runExe(ctx context.Context, x exe, tags string, failFast bool) v
 func (j *judge) runOnce(ctx context.Context, x exe, tags string, failFast bool, limit time.Duration) verdict {
 	bin := x.bin
 	start := j.now()
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
 	rep := filepath.Join(x.dir, "report.json")
 	_ = os.Remove(rep)
 	// --slow: a mutant is judged by every scenario, the slow ones included
@@ -235,6 +240,11 @@ func (j *judge) runOnce(ctx context.Context, x exe, tags string, failFast bool, 
 	if tags != "" {
 		args = append(args, "--tags", tags)
 	}
+	if x.serve && j.servers != nil {
+		return j.runServed(ctx, x, args, rep, limit)
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = x.dir
 	cmd.Env = append(runEnv(), x.env...)
@@ -257,34 +267,54 @@ func (j *judge) runOnce(ctx context.Context, x exe, tags string, failFast bool, 
 	case hog:
 		// A mutant that grows without bound would take the machine's
 		// memory from everyone else; it is stopped and counts as a crash.
-		v.status, v.detail = Crashed, fmt.Sprintf("used more than %d MiB of memory", memoryLimit>>20)
+		v.status, v.detail = Crashed, hogDetail
 	case spun:
-		// A kernel goroutine that loops without end (a loop condition
-		// negated, a counter that never moves) burns both cores for the
-		// whole timeout, and an in-process kernel left behind by its
-		// scenario goes on burning them after its verdict (205 CPU s for
-		// one mutant of a campaign).
-		v.status, v.spun = TimedOut, true
-		v.detail = fmt.Sprintf("used more than %s of CPU, %d times what the scenarios that reach it used against the unmutated kernel", x.cpuLimit, cpuMargin)
+		v.status, v.spun, v.detail = TimedOut, true, spunDetail(x.cpuLimit)
 	case ctx.Err() == context.DeadlineExceeded:
 		v.status, v.detail = TimedOut, fmt.Sprintf("no verdict within %s", limit)
-	case err == nil || errors.As(err, &exit) && exit.ExitCode() == 1:
+	case err == nil:
+		v = verdictOf(v, 0, stderr.String(), rep)
+	case errors.As(err, &exit):
+		v = verdictOf(v, exit.ExitCode(), stderr.String(), rep)
+	default:
+		v.status, v.detail = HarnessError, fmt.Sprintf("%v: %s", err, firstLines(stderr.String(), 3))
+	}
+	return v
+}
+
+// hogDetail says why a run that used too much memory was stopped.
+var hogDetail = fmt.Sprintf("used more than %d MiB of memory", memoryLimit>>20)
+
+// spunDetail says why a run over its CPU budget was stopped. A kernel
+// goroutine that loops without end (a loop condition negated, a counter
+// that never moves) burns both cores for the whole timeout, and an
+// in-process kernel left behind by its scenario goes on burning them
+// after its verdict (205 CPU s for one mutant of a campaign).
+func spunDetail(limit time.Duration) string {
+	return fmt.Sprintf("used more than %s of CPU, %d times what the scenarios that reach it used against the unmutated kernel", limit, cpuMargin)
+}
+
+// verdictOf is the verdict of a run that ended with exit status code,
+// having written stderr and the report rep.
+func verdictOf(v verdict, code int, stderr, rep string) verdict {
+	switch {
+	case code == 0 || code == 1:
 		// The report, not the exit status, is the verdict: conform's exit
 		// status leaves out the rows of an opted-in profile (DF), which a
 		// mutant breaks as surely as any other.
 		v.failing, v.units = failures(rep)
 		v.status = Survived
-		if err != nil || len(v.failing) > 0 {
+		if code != 0 || len(v.failing) > 0 {
 			v.status = Killed
 		}
-	case isPanic(stderr.String()):
-		v.status, v.detail = Crashed, panicLine(stderr.String())
-	case initFailed(rep, stderr.String()):
+	case isPanic(stderr):
+		v.status, v.detail = Crashed, panicLine(stderr)
+	case initFailed(rep, stderr):
 		// A kernel that cannot even complete initialize is refused by
 		// conform as a whole; that is a kill, whatever the exit status.
-		v.status, v.failing, v.detail = Killed, failingIDs(rep), firstLines(stderr.String(), 1)
+		v.status, v.failing, v.detail = Killed, failingIDs(rep), firstLines(stderr, 1)
 	default:
-		v.status, v.detail = HarnessError, fmt.Sprintf("%v: %s", err, firstLines(stderr.String(), 3))
+		v.status, v.detail = HarnessError, fmt.Sprintf("exit status %d: %s", code, firstLines(stderr, 3))
 	}
 	return v
 }

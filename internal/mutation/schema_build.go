@@ -294,6 +294,13 @@ func (b *schemaBuild) build(ctx context.Context, j *judge, sources map[string][]
 			}
 			replace[filepath.Join(j.root, pkg, switchFile)] = tmp
 		}
+		if j.servers != nil {
+			tmp := filepath.Join(dir, serverFile)
+			if os.WriteFile(tmp, []byte(serverSource), 0o644) != nil {
+				return ""
+			}
+			replace[filepath.Join(j.root, j.target, serverFile)] = tmp
+		}
 		ov, _ := json.Marshal(map[string]map[string]string{"Replace": replace})
 		ovFile := filepath.Join(dir, "overlay.json")
 		if os.WriteFile(ovFile, ov, 0o644) != nil {

@@ -63,7 +63,7 @@ var comparePerPackage = flag.Int("mutation-compare", 0, "judge this many seeded 
 // schemata and per-scenario reach (every mutant its own build, judged by
 // its package's scenarios and then, if it survived them, by the whole
 // suite) and as they judge them now (schema programs, judged by the
-// scenarios that execute the mutated statement). The verdict — killed
+// scenarios that execute the mutated statement, through judging servers). The verdict — killed
 // (killed, crashed or timed out), survived or not viable — must be the
 // same for every mutant; which of the kill statuses, and which requirement
 // failed first, may differ (the first failure of a --fail-fast run
@@ -80,7 +80,7 @@ func TestCampaignCompare(t *testing.T) {
 		start := time.Now()
 		r, err := Run(context.Background(), Config{
 			Root: "../..", PerPackage: *comparePerPackage, Seed: *sampleSeed, Jobs: *sampleJobs,
-			Confirm: true, Alone: before, Reach: true, PerScenario: !before,
+			Confirm: true, Alone: before, Reach: true, PerScenario: !before, Serve: !before,
 		})
 		if err != nil {
 			t.Fatal(err)
