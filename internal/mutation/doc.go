@@ -71,11 +71,11 @@
 // The per-run timeout is derived from the unmutated scenarios' own times,
 // measured in the coverage runs (timeout.go, runTimeout): 5x the longest
 // reaching scenario's wall time plus the others' CPU time shared by the
-// cores, that second part stretched by jobs/(2*cores), at least 30 s; a
+// cores, that second part stretched by jobs/(2*cores), at least a minute; a
 // package-level mutant's runs take the whole suite's, and without
 // per-scenario reach the unmutated suite's run decides as before
 // (timeoutFor); -timeout overrides both. A hung mutant reached by a few
-// one-second scenarios is thus given up after 30 s, not after 5x a suite
+// one-second scenarios is thus given up after a minute, not after 5x a suite
 // that ER-01's minute of retries bounds. The mutants expected to run
 // longest (by the same times) are judged first, the @slow scenarios'
 // coverage runs start first, and the unmutated suite runs beside them.

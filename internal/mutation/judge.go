@@ -189,7 +189,7 @@ func (j *judge) run(ctx context.Context, bin, tags string) verdict {
 // runExe runs the suite, restricted to tags, against x; with failFast it
 // stops at the first failure. A run that times out runs once more with
 // twice the time before it counts as killed by timeout, and the second
-// run's verdict is the one that counts: the timeout has a floor of 30 s
+// run's verdict is the one that counts: the timeout has a floor of a minute
 // and is derived from the unmutated scenarios' times, so on a heavily
 // loaded machine a slow but correct run could otherwise be a kill the
 // mutant did not earn. A mutant that really hangs costs three times its

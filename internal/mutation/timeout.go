@@ -9,8 +9,13 @@ import (
 // per-mutant timeout is derived from.
 const baselineTimeout = 10 * time.Minute
 
-// minTimeout is the floor of a derived per-run timeout.
-const minTimeout = 30 * time.Second
+// minTimeout is the floor of a derived per-run timeout. A kernel that
+// hangs is reported by the harness itself: its scenario's session times
+// out after 20 s, the in-process kernel is left behind after a 5 s grace,
+// and the run's other kernels are shut down; about 31 s in all, so a 30 s
+// floor timed such a run out and ran it again with twice the time (one
+// mutant held its worker for 199 s that way, at a campaign's end).
+const minTimeout = time.Minute
 
 // timeoutMargin is how many times the unmutated suite's run a mutant's
 // run may take before it counts as killed by timeout (the project's
@@ -45,7 +50,7 @@ const startAllowance = time.Second
 // through a minute of backoff for about 1.5 CPU s), which a busy machine
 // does not lengthen. The others and the start are stretched as timeoutFor
 // stretches a whole run: by jobs/(2*cores) past two runs per core. The
-// margin (5x) and the floor (30 s, above the harness's own 20 s scenario
+// margin (5x) and the floor (a minute, above the harness's own 20 s scenario
 // timeout, so a hang the harness reports stays a kill by that report) are
 // the same as for a whole run.
 func runTimeout(longest, rest time.Duration, jobs int) time.Duration {

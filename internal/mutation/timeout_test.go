@@ -13,11 +13,11 @@ func TestTimeoutFor(t *testing.T) {
 		jobs  int
 		want  time.Duration
 	}{
-		{2 * time.Second, 1, minTimeout},                       // a fast suite still gets the floor
-		{12 * time.Second, 1, 60 * time.Second},                // 5x
-		{12 * time.Second, 2 * cores, 60 * time.Second},        // two runs per core: no slower
-		{12 * time.Second, 4 * cores, 120 * time.Second},       // four per core: twice the time
-		{1500 * time.Millisecond, 8 * cores, 30 * time.Second}, // stretched, still under the floor
+		{2 * time.Second, 1, minTimeout},                 // a fast suite still gets the floor
+		{20 * time.Second, 1, 100 * time.Second},         // 5x
+		{20 * time.Second, 2 * cores, 100 * time.Second}, // two runs per core: no slower
+		{20 * time.Second, 4 * cores, 200 * time.Second}, // four per core: twice the time
+		{1500 * time.Millisecond, 8 * cores, minTimeout}, // stretched, still under the floor
 	}
 	for _, c := range cases {
 		if got := timeoutFor(c.suite, c.jobs); got != c.want {
