@@ -212,7 +212,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	setupCPU := usedCPU() - cpu0
 	if cfg.Log != nil {
-		fmt.Fprintf(cfg.Log, "setup took %.0f CPU s\n", setupCPU.Seconds())
+		fmt.Fprintf(cfg.Log, "setup took %.0f CPU s in %.0f s\n", setupCPU.Seconds(), now().Sub(start).Seconds())
 	}
 	done, err := loadJournal(cfg)
 	if err != nil {
@@ -314,11 +314,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scopes[b].expect, scopes[a].expect) })
 	hung, order := splitHung(order, mutants, timedOutBefore(cfg.OrderFrom))
-	nextHung := make(chan int)
-	for w := range cfg.Jobs + hungJobs(len(hung), cfg.Jobs) {
+	waiting, order := splitWaiting(order, scopes)
+	nextHung, nextWaiting := make(chan int), make(chan int)
+	for w := range cfg.Jobs + waitJobs(len(waiting), cfg.Jobs) + hungJobs(len(hung), cfg.Jobs) {
 		next := next
-		if w >= cfg.Jobs {
+		switch {
+		case w >= cfg.Jobs+waitJobs(len(waiting), cfg.Jobs):
 			next = nextHung
+		case w >= cfg.Jobs:
+			next = nextWaiting
 		}
 		wg.Add(1)
 		go func() {
@@ -372,6 +376,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}()
 	}
 	go feed(ctx, nextHung, hung)
+	go feed(ctx, nextWaiting, waiting)
 	feed(ctx, next, order)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {

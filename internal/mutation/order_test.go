@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestSplitHung(t *testing.T) {
@@ -24,5 +25,18 @@ func TestSplitHung(t *testing.T) {
 	}
 	if timedOutBefore(filepath.Join(t.TempDir(), "none.json")) != nil {
 		t.Error("a missing report names timed-out mutants")
+	}
+}
+
+// Mutants expected to wait a minute out are judged by workers of their
+// own, in the order they came, as many as the campaign's jobs.
+func TestSplitWaiting(t *testing.T) {
+	scopes := []judgeScope{{expect: time.Minute}, {expect: time.Second}, {expect: waitingAt}, {expect: 29 * time.Second}}
+	waiting, rest := splitWaiting([]int{2, 0, 3, 1}, scopes)
+	if !slices.Equal(waiting, []int{2, 0}) || !slices.Equal(rest, []int{3, 1}) {
+		t.Errorf("split %v and %v, want [2 0] and [3 1]", waiting, rest)
+	}
+	if waitJobs(162, 16) != 16 || waitJobs(3, 16) != 3 {
+		t.Errorf("waitJobs(162, 16) = %d, waitJobs(3, 16) = %d; want 16 and 3", waitJobs(162, 16), waitJobs(3, 16))
 	}
 }
