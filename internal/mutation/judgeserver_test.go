@@ -145,6 +145,16 @@ func TestJudgingServer(t *testing.T) {
 	if v := run(1, "ok", time.Minute, 0); v.status != Survived {
 		t.Errorf("after them, a fresh server: %s %q", v.status, v.detail)
 	}
+	if idle() != 1 {
+		t.Fatalf("%d idle servers after a clean run, want 1", idle())
+	}
+	j.servers.recycle = 1 // every server holds more than a byte
+	if v := run(1, "ok", time.Minute, 0); v.status != Survived {
+		t.Errorf("a run on a server past its memory: %s %q, want its own verdict", v.status, v.detail)
+	}
+	if idle() != 0 {
+		t.Error("a server past the memory it may hold was handed another run")
+	}
 	if _, err := os.Stat(filepath.Join(dir, "report.json")); err != nil {
 		t.Error(err)
 	}
