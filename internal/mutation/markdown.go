@@ -33,7 +33,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if plugins {
 	} else if r.PerScenario {
 		b.WriteString("(`conform run --require all`, restricted to the scenarios that execute the mutated statement, measured with one coverage run of each scenario alone; every other scenario runs the mutant as it runs the original. " +
-			"A mutant outside any function, which every scenario may depend on, is judged by the scenarios of the requirements its package's doc.go names")
+			"A package-level constant or variable is judged by the scenarios that execute its uses, when every use is in a function; any other mutant outside any function, which every scenario may depend on, is judged by the scenarios of the requirements its package's doc.go names")
 	} else {
 		b.WriteString("(`conform run --require all`, restricted to the scenarios of the requirements each package's doc.go names")
 	}
