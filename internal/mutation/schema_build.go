@@ -90,14 +90,17 @@ func planSchemata(ctx context.Context, j *judge, mutants []Mutant, ids, unreache
 			x = newFileIndex(env.fset, f, sources[m.File], p.info, p.path)
 			index[m.File] = x
 		}
-		s, ok := x.site(i, m)
-		if !ok {
-			continue
-		}
 		if mutated, err := m.Apply(sources[m.File]); err != nil || !env.compiles(p, m.File, mutated) {
 			// Not viable: go/types refuses it alone, as the compiler
-			// would (a build that can only fail would cost seconds).
+			// would (a build that can only fail would cost seconds), also
+			// when no schema could hold it (20 such alone builds a
+			// campaign: a receive removed from a select case, an array
+			// length off by one).
 			plan.uncompilable[i] = true
+			continue
+		}
+		s, ok := x.site(i, m)
+		if !ok {
 			continue
 		}
 		byFile[m.File] = append(byFile[m.File], s)

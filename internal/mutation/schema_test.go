@@ -56,6 +56,21 @@ func TestSchemaRewrite(t *testing.T) {
 	if !unreached.uncompilable[0] || unreached.uncompilable[1] {
 		t.Errorf("uncompilable %v: want only the mutant naming an undefined identifier", unreached.uncompilable)
 	}
+	// A reached mutant no schema can hold (a constant declaration, line
+	// 10) that go/types refuses is not viable without a build too.
+	for _, m := range ms {
+		if m.Line != 10 || m.Op != Const {
+			continue
+		}
+		m.text = "undefinedName"
+		aloneBroken, err := planSchemata(ctx, j, []Mutant{m}, []int{0}, nil, map[string][]byte{"demo/main.go": src})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !aloneBroken.uncompilable[0] {
+			t.Errorf("%s mutated to an undefined name, which no schema holds: not known not viable, so it would be built", m.Pos())
+		}
+	}
 	plan, err := planSchemata(ctx, j, ms, ids, nil, map[string][]byte{"demo/main.go": src})
 	if err != nil {
 		t.Fatal(err)
