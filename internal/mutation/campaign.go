@@ -63,6 +63,9 @@ type Config struct {
 	// Carry, when its Report is set, takes verdicts from an earlier
 	// campaign where the mutated declaration is unchanged (carry.go).
 	Carry Carry
+	// RunJobs, when set, is the -j of every judged conform run (how many
+	// of its scenarios run at once); 0 leaves conform's own default.
+	RunJobs int
 	// Serve judges the mutants of a schema program through judging
 	// servers (judgeserver.go): one conform process serves many runs.
 	Serve bool
@@ -153,6 +156,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if j.timeout <= 0 {
 		j.timeout = baselineTimeout
 	}
+	j.runJobs = cfg.RunJobs
 	if cfg.Serve && cfg.Plugin == nil {
 		j.servers = &servers{max: cfg.Jobs}
 		defer j.servers.close()

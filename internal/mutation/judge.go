@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -55,6 +56,8 @@ type judge struct {
 	buildCPU atomic.Int64
 	// plugin, when set, judges by conform plugin (plugin.go).
 	plugin *PluginUnit
+	// runJobs, when set, is each judged run's -j (Config.RunJobs).
+	runJobs int
 	// servers, when set, keeps the judging servers of schema programs
 	// (judgeserver.go).
 	servers *servers
@@ -233,6 +236,9 @@ func (j *judge) runOnce(ctx context.Context, x exe, tags string, failFast bool, 
 	args := []string{"run", "-q", "--slow", "--require", "all", "--report-json", rep}
 	if failFast {
 		args = append(args, "--fail-fast")
+	}
+	if j.runJobs > 0 {
+		args = append(args, "-j", strconv.Itoa(j.runJobs))
 	}
 	if x.features != "" {
 		args = append(args, "--features", x.features)
