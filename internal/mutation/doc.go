@@ -81,7 +81,10 @@
 // coverage runs start first, and the unmutated suite runs beside them.
 // The mutants an earlier campaign's report (-order-from) says timed out
 // are judged at once by workers of their own beside the -j jobs: a hang
-// holds its worker for three timeouts and uses no CPU (order.go).
+// holds its worker for three timeouts and uses no CPU (order.go). So are
+// the mutants expected to take at least 30 s (ER-01's minute of backoff
+// reaches them), by as many workers again as -j: a survivor among them
+// waits that minute out on little CPU.
 //
 // What a judged run costs is mostly conform's own start (about 0.3 CPU s
 // against some 17 ms per scenario in a whole-suite run), so a schema
