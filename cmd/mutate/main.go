@@ -45,7 +45,7 @@ func main() {
 	// takes about 100 MiB).
 	flag.IntVar(&cfg.Jobs, "j", 8*runtime.NumCPU(), "mutants judged at once")
 	flag.DurationVar(&timeout, "timeout", 0, "time one suite run against a mutant may take before it counts as killed by timeout (0: 5x the unmutated time of the scenarios that reach it, or of the whole suite when that is not known, stretched past two jobs per core, at least a minute)")
-	flag.IntVar(&cfg.RunJobs, "run-jobs", 0, "scenarios each judged conform run runs at once (its -j; 0: conform's default)")
+	flag.IntVar(&cfg.RunJobs, "run-jobs", mutation.DefaultRunJobs, "scenarios each judged conform run runs at once (its -j; 0: conform's default, 6 per core)")
 	flag.BoolVar(&cfg.Serve, "serve", true, "judge a schema program's mutants through judging servers: one conform process serves many runs, with the mutant switched between them")
 	flag.BoolVar(&cfg.Alone, "alone", false, "build every mutant on its own instead of compiling many into one schema program")
 	flag.IntVar(&cfg.PerPackage, "sample", 0, "judge only this many mutants per package (0: all)")

@@ -18,6 +18,16 @@ import (
 	"time"
 )
 
+// DefaultRunJobs is cmd/mutate's -run-jobs. With conform's own default (6
+// scenarios per core at once) a --fail-fast run that kills a mutant has
+// up to eleven other scenarios in flight when it stops, their CPU spent
+// for nothing, and the campaign's dozens of runs at once contend for the
+// cores: on a seeded sample (-sample 6 -seed 3, 105 mutants) judging took
+// 41 CPU s with 4 against 61 with the default (kills 17 against 25 s,
+// survivors 20 against 29 s), every verdict the same, the sample no
+// slower (187 against 199 s).
+const DefaultRunJobs = 4
+
 // Config is one campaign.
 type Config struct {
 	Root     string   // module root; made absolute
@@ -65,6 +75,7 @@ type Config struct {
 	Carry Carry
 	// RunJobs, when set, is the -j of every judged conform run (how many
 	// of its scenarios run at once); 0 leaves conform's own default.
+	// cmd/mutate passes DefaultRunJobs.
 	RunJobs int
 	// Serve judges the mutants of a schema program through judging
 	// servers (judgeserver.go): one conform process serves many runs.

@@ -36,7 +36,7 @@ func TestSampleCampaign(t *testing.T) {
 	start := time.Now()
 	r, err := Run(context.Background(), Config{
 		Root: "../..", PerPackage: *samplePerPackage, Seed: *sampleSeed, Jobs: *sampleJobs,
-		Timeout: 2 * time.Minute, Confirm: true, Classifications: cls, Log: logWriter{t}, Serve: true,
+		Timeout: 2 * time.Minute, Confirm: true, Classifications: cls, Log: logWriter{t}, Serve: true, RunJobs: DefaultRunJobs,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -80,7 +80,7 @@ func TestCampaignCompare(t *testing.T) {
 		start := time.Now()
 		r, err := Run(context.Background(), Config{
 			Root: "../..", PerPackage: *comparePerPackage, Seed: *sampleSeed, Jobs: *sampleJobs,
-			Confirm: true, Alone: before, Reach: true, PerScenario: !before, Serve: !before,
+			Confirm: true, Alone: before, Reach: true, PerScenario: !before, Serve: !before, RunJobs: DefaultRunJobs,
 		})
 		if err != nil {
 			t.Fatal(err)
