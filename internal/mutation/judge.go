@@ -237,7 +237,9 @@ func (j *judge) runOnce(ctx context.Context, x exe, tags string, failFast bool, 
 	if failFast {
 		args = append(args, "--fail-fast")
 	}
-	if j.runJobs > 0 {
+	if j.runJobs > 0 && !x.setup {
+		// The unmutated suite's run keeps conform's default: its time
+		// stands for the whole suite's.
 		args = append(args, "-j", strconv.Itoa(j.runJobs))
 	}
 	if x.features != "" {
