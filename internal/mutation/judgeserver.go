@@ -116,6 +116,7 @@ type server struct {
 	exited  chan struct{}
 	stderr  *bytes.Buffer // the process's own stderr: a panic's trace
 	stat    string        // /proc/<pid>/stat
+	served  int           // runs answered
 }
 
 type serverAnswer struct {
@@ -247,15 +248,30 @@ func (p *servers) close() {
 	}
 }
 
-// runServed is runOnce through a judging server of x's program.
+// runServed is runOnce through a judging server of x's program. A server
+// that dies in a run after serving others is not taken at its word: a
+// timer an earlier mutant's kernel left (goroutines are counted, pending
+// timers cannot be) could have panicked under this run's switch, so the
+// run is judged again on a fresh server, whose verdict counts.
 func (j *judge) runServed(ctx context.Context, x exe, args []string, rep string, limit time.Duration) verdict {
-	start := j.now()
-	v := verdict{}
 	s, err := j.servers.get(x.bin, x.dir)
 	if err != nil {
-		v.status, v.detail = HarnessError, "start a judging server: "+err.Error()
-		return v
+		return verdict{status: HarnessError, detail: "start a judging server: " + err.Error()}
 	}
+	v := j.serve(ctx, s, x, args, rep, limit)
+	if v.status == Crashed && s.served > 0 && ctx.Err() == nil {
+		if s, err = startServer(x.bin, x.dir); err != nil {
+			return verdict{status: HarnessError, detail: "start a judging server: " + err.Error()}
+		}
+		v = j.serve(ctx, s, x, args, rep, limit)
+	}
+	return v
+}
+
+// serve is one run on server s.
+func (j *judge) serve(ctx context.Context, s *server, x exe, args []string, rep string, limit time.Duration) verdict {
+	start := j.now()
+	v := verdict{}
 	cpu0 := s.cpu()
 	var used time.Duration
 	defer func() {
@@ -281,6 +297,7 @@ func (j *judge) runServed(ctx context.Context, x exe, args []string, rep string,
 	for {
 		select {
 		case a := <-s.answers:
+			s.served++
 			used = s.cpu() - cpu0
 			v.took = j.now().Sub(start)
 			v = verdictOf(v, a.Code, a.Stderr, rep)

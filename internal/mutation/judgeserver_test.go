@@ -40,6 +40,10 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[len(args)-1] {
 	case "leak":
 		go func() { select {} }()
+	case "timer":
+		time.AfterFunc(300*time.Millisecond, func() { panic("left by an earlier run") })
+	case "slow":
+		time.Sleep(2 * time.Second)
 	case "panic":
 		go func() { panic("kernel goroutine") }()
 		time.Sleep(time.Second)
@@ -147,6 +151,14 @@ func TestJudgingServer(t *testing.T) {
 	}
 	if idle() != 1 {
 		t.Fatalf("%d idle servers after a clean run, want 1", idle())
+	}
+	// A timer left by one run (no goroutine until it fires) panics during
+	// the next: that run is judged again on a fresh server.
+	if v := run(1, "timer", time.Minute, 0); v.status != Survived {
+		t.Errorf("a run that leaves a timer: %s %q, want its own verdict", v.status, v.detail)
+	}
+	if v := run(3, "slow", time.Minute, 0); v.status != Killed {
+		t.Errorf("a run during which an earlier run's timer panicked: %s %q, want its own verdict (killed) from a fresh server", v.status, v.detail)
 	}
 	j.servers.recycle = 1 // every server holds more than a byte
 	if v := run(1, "ok", time.Minute, 0); v.status != Survived {
