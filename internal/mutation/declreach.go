@@ -53,7 +53,8 @@ type declUses struct {
 }
 
 // loadDeclUses type-checks every package of the tree from source and
-// indexes its uses; escapes come from the packages conform links.
+// indexes its uses; escapes come from the packages the judged program
+// links.
 func loadDeclUses(ctx context.Context, j *judge, tree string, sources map[string][]byte) (*declUses, error) {
 	all, err := Discover(j.root, tree)
 	if err != nil {
@@ -87,16 +88,16 @@ func loadDeclUses(ctx context.Context, j *judge, tree string, sources map[string
 	return d, nil
 }
 
-// importedFromOutside lists the tree's packages that a package conform
-// links, outside the tree, imports.
+// importedFromOutside lists the tree's packages that a package the judged
+// program (j.target, conform) links, outside the tree, imports.
 func importedFromOutside(ctx context.Context, j *judge, inTree map[string]bool) (map[string]bool, error) {
-	cmd := exec.CommandContext(ctx, j.goTool, "list", "-deps", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "./cmd/conform")
+	cmd := exec.CommandContext(ctx, j.goTool, "list", "-deps", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", j.target)
 	cmd.Dir = j.root
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("go list -deps ./cmd/conform: %v: %s", err, firstLines(stderr.String(), 3))
+		return nil, fmt.Errorf("go list -deps %s: %v: %s", j.target, err, firstLines(stderr.String(), 3))
 	}
 	escapes := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(out))

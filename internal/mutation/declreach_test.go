@@ -119,7 +119,7 @@ func TestPlacesOfTheReferenceKernelsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := &judge{root: root, goTool: goTool}
+	j := &judge{root: root, goTool: goTool, target: "./cmd/conform"}
 	d, err := loadDeclUses(context.Background(), j, "refkernel", map[string][]byte{})
 	if err != nil {
 		t.Fatal(err)
