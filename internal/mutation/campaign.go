@@ -331,6 +331,53 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	hung, order := splitHung(order, mutants, timedOutBefore(cfg.OrderFrom))
 	waiting, order := splitWaiting(order, scopes)
 	nextHung, nextWaiting := make(chan int), make(chan int)
+	// judgeNext judges mutant i in worker folder dir, or takes its verdict
+	// from the journal or the carried report.
+	judgeNext := func(dir string, i int) {
+		m := mutants[i]
+		reached := cov.at(m.File, m.Line, m.Col)
+		r, ok := done[journalKey(m)]
+		switch {
+		case pre[i].CarriedFrom != "" && !recheck[i]:
+			r = pre[i]
+			if !ok { // the journal holds every verdict, so -from-journal can report it
+				journal.write(r)
+			}
+		case recheck[i]:
+			if !ok { // a resumed campaign keeps the recheck's journaled verdict
+				r = judgeAt(dir, i)
+			}
+			r.CarriedFrom, r.Rechecked = pre[i].CarriedFrom, "agrees"
+			if r.Status.IsKill() != pre[i].Status.IsKill() {
+				r.Rechecked = "disagrees"
+			}
+			if !ok {
+				journal.write(r)
+			}
+		case ok:
+		case reached == ReachedNo && plan.uncompilable[i]:
+			r = Result{Mutant: m, Status: NotViable, Scope: "unreached", Detail: "does not type-check (go/types); nothing executes it, so it was not built"}
+			journal.write(r)
+		case plan.uncompilable[i]:
+			r = Result{Mutant: m, Status: NotViable, Detail: "does not type-check (go/types), so it was not built"}
+			journal.write(r)
+		case reached == ReachedNo:
+			r = Result{Mutant: m, Status: Survived, Scope: "unreached"}
+			journal.write(r)
+		default:
+			r = judgeAt(dir, i)
+			journal.write(r)
+		}
+		r.Reached = reached
+		results[i] = r
+		mu.Lock()
+		finished++
+		progress(cfg.Log, finished, len(mutants), r)
+		if cfg.Log != nil && finished%50 == 0 {
+			fmt.Fprintf(cfg.Log, "%d mutants judged, %.0f CPU s so far\n", finished, (usedCPU() - cpu0).Seconds())
+		}
+		mu.Unlock()
+	}
 	for w := range cfg.Jobs + waitJobs(len(waiting), cfg.Jobs) + hungJobs(len(hung), cfg.Jobs) {
 		// A campaign's own workers go on to the waiting mutants once
 		// theirs are done: at the end only those are left, and the cores
@@ -348,49 +395,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			dir := filepath.Join(tmp, fmt.Sprintf("w%d", w))
 			for _, next := range queues {
 				for i := range next {
-					m := mutants[i]
-					reached := cov.at(m.File, m.Line, m.Col)
-					r, ok := done[journalKey(m)]
-					switch {
-					case pre[i].CarriedFrom != "" && !recheck[i]:
-						r = pre[i]
-						if !ok { // the journal holds every verdict, so -from-journal can report it
-							journal.write(r)
-						}
-					case recheck[i]:
-						if !ok { // a resumed campaign keeps the recheck's journaled verdict
-							r = judgeAt(dir, i)
-						}
-						r.CarriedFrom, r.Rechecked = pre[i].CarriedFrom, "agrees"
-						if r.Status.IsKill() != pre[i].Status.IsKill() {
-							r.Rechecked = "disagrees"
-						}
-						if !ok {
-							journal.write(r)
-						}
-					case ok:
-					case reached == ReachedNo && plan.uncompilable[i]:
-						r = Result{Mutant: m, Status: NotViable, Scope: "unreached", Detail: "does not type-check (go/types); nothing executes it, so it was not built"}
-						journal.write(r)
-					case plan.uncompilable[i]:
-						r = Result{Mutant: m, Status: NotViable, Detail: "does not type-check (go/types), so it was not built"}
-						journal.write(r)
-					case reached == ReachedNo:
-						r = Result{Mutant: m, Status: Survived, Scope: "unreached"}
-						journal.write(r)
-					default:
-						r = judgeAt(dir, i)
-						journal.write(r)
-					}
-					r.Reached = reached
-					results[i] = r
-					mu.Lock()
-					finished++
-					progress(cfg.Log, finished, len(mutants), r)
-					if cfg.Log != nil && finished%50 == 0 {
-						fmt.Fprintf(cfg.Log, "%d mutants judged, %.0f CPU s so far\n", finished, (usedCPU() - cpu0).Seconds())
-					}
-					mu.Unlock()
+					judgeNext(dir, i)
 				}
 			}
 		}()
