@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -212,14 +213,22 @@ func (p *servers) recycleAt() int64 {
 // get takes an idle server of bin or starts one.
 func (p *servers) get(bin, dir string) (*server, error) {
 	p.mu.Lock()
+	var found *server
 	for i, s := range p.idle {
 		if s.bin == bin {
-			p.idle = append(p.idle[:i], p.idle[i+1:]...)
-			p.mu.Unlock()
-			return s, nil
+			found, p.idle = s, append(p.idle[:i], p.idle[i+1:]...)
+			break
 		}
 	}
 	p.mu.Unlock()
+	if found != nil {
+		select {
+		case <-found.exited:
+			// It died idle (a timer an earlier run left): never hand it out.
+		default:
+			return found, nil
+		}
+	}
 	return startServer(bin, dir)
 }
 
@@ -249,36 +258,42 @@ func (p *servers) close() {
 }
 
 // runServed is runOnce through a judging server of x's program. A server
-// that dies in a run after serving others is not taken at its word: a
-// timer an earlier mutant's kernel left (goroutines are counted, pending
-// timers cannot be) could have panicked under this run's switch, so the
-// run is judged again on a fresh server, whose verdict counts.
+// that dies in a run after serving others, with a panic or before it took
+// the request, is not taken at its word: a timer an earlier mutant's
+// kernel left (goroutines are counted, pending timers cannot be) could
+// have fired under this run's switch, so the run is judged again on a
+// fresh server, whose verdict counts.
 func (j *judge) runServed(ctx context.Context, x exe, args []string, rep string, limit time.Duration) verdict {
 	s, err := j.servers.get(x.bin, x.dir)
 	if err != nil {
 		return verdict{status: HarnessError, detail: "start a judging server: " + err.Error()}
 	}
-	v := j.serve(ctx, s, x, args, rep, limit)
-	if v.status == Crashed && s.served > 0 && ctx.Err() == nil {
+	reused := s.served > 0
+	v, died := j.serve(ctx, s, x, args, rep, limit)
+	if died && reused && ctx.Err() == nil {
 		if s, err = startServer(x.bin, x.dir); err != nil {
 			return verdict{status: HarnessError, detail: "start a judging server: " + err.Error()}
 		}
-		v = j.serve(ctx, s, x, args, rep, limit)
+		v, _ = j.serve(ctx, s, x, args, rep, limit)
 	}
 	return v
 }
 
-// serve is one run on server s.
-func (j *judge) serve(ctx context.Context, s *server, x exe, args []string, rep string, limit time.Duration) verdict {
+// serve is one run on server s; died says the server ended on its own
+// (a panic, a write refused) before it answered.
+func (j *judge) serve(ctx context.Context, s *server, x exe, args []string, rep string, limit time.Duration) (v verdict, died bool) {
 	start := j.now()
-	v := verdict{}
 	cpu0 := s.cpu()
-	var used time.Duration
+	var hog, spun atomic.Bool
+	stopWatch := watch(s.cmd.Process, memoryLimit, cpu0, x.cpuLimit, &hog, &spun)
+	defer stopWatch()
 	defer func() {
+		used := s.cpu() - cpu0
 		if x.cpu != nil {
 			*x.cpu += used.Milliseconds()
 		}
 		j.tally.run(used.Milliseconds())
+		v.took = j.now().Sub(start)
 	}()
 	req, _ := json.Marshal(struct {
 		Mutant string   `json:"mutant"`
@@ -286,66 +301,45 @@ func (j *judge) serve(ctx context.Context, s *server, x exe, args []string, rep 
 	}{strconv.Itoa(x.mutant), args})
 	if _, err := s.in.Write(append(req, '\n')); err != nil {
 		s.stop()
-		used = s.cpu() - cpu0
-		v.status, v.detail = HarnessError, "judging server: "+err.Error()
-		return v
+		return verdict{status: HarnessError, detail: "judging server: " + err.Error()}, true
 	}
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case a := <-s.answers:
-			s.served++
-			used = s.cpu() - cpu0
-			v.took = j.now().Sub(start)
-			v = verdictOf(v, a.Code, a.Stderr, rep)
-			switch {
-			case a.Left > 0:
-				// What the run left could reach the next one.
-				s.stop()
-			case s.rss() > j.servers.recycleAt():
-				s.stop()
-			default:
-				j.servers.put(s)
-			}
-			return v
-		case <-s.exited:
-			used = s.cpu() - cpu0
-			v.took = j.now().Sub(start)
-			if stderr := s.stderr.String(); isPanic(stderr) {
-				v.status, v.detail = Crashed, panicLine(stderr)
-			} else {
-				v.status, v.detail = HarnessError, fmt.Sprintf("the judging server ended (%v): %s", s.cmd.ProcessState, firstLines(stderr, 3))
-			}
-			return v
-		case <-timer.C:
+	select {
+	case a := <-s.answers:
+		s.served++
+		v = verdictOf(v, a.Code, a.Stderr, rep)
+		switch {
+		case a.Left > 0:
+			// What the run left could reach the next one.
 			s.stop()
-			used = s.cpu() - cpu0
-			v.took = j.now().Sub(start)
-			v.status, v.detail = TimedOut, fmt.Sprintf("no verdict within %s", limit)
-			return v
-		case <-ctx.Done():
+		case s.rss() > j.servers.recycleAt():
 			s.stop()
-			used = s.cpu() - cpu0
-			v.status, v.detail = HarnessError, ctx.Err().Error()
-			return v
-		case <-tick.C:
-			switch {
-			case s.rss() > memoryLimit:
-				s.stop()
-				used = s.cpu() - cpu0
-				v.status, v.detail = Crashed, hogDetail
-				return v
-			case x.cpuLimit > 0 && s.cpu()-cpu0 > x.cpuLimit:
-				s.stop()
-				used = s.cpu() - cpu0
-				v.took = j.now().Sub(start)
-				v.status, v.spun = TimedOut, true
-				v.detail = spunDetail(x.cpuLimit)
-				return v
-			}
+		default:
+			j.servers.put(s)
 		}
+		return v, false
+	case <-s.exited:
+		switch stderr := s.stderr.String(); {
+		case hog.Load():
+			v.status, v.detail = Crashed, hogDetail
+		case spun.Load():
+			v.status, v.spun, v.detail = TimedOut, true, spunDetail(x.cpuLimit)
+		case isPanic(stderr):
+			v.status, v.detail = Crashed, panicLine(stderr)
+			died = true
+		default:
+			v.status, v.detail = HarnessError, fmt.Sprintf("the judging server ended (%v): %s", s.cmd.ProcessState, firstLines(stderr, 3))
+			died = true
+		}
+		return v, died
+	case <-timer.C:
+		s.stop()
+		v.status, v.detail = TimedOut, fmt.Sprintf("no verdict within %s", limit)
+		return v, false
+	case <-ctx.Done():
+		s.stop()
+		v.status, v.detail = HarnessError, ctx.Err().Error()
+		return v, false
 	}
 }

@@ -160,6 +160,14 @@ func TestJudgingServer(t *testing.T) {
 	if v := run(3, "slow", time.Minute, 0); v.status != Killed {
 		t.Errorf("a run during which an earlier run's timer panicked: %s %q, want its own verdict (killed) from a fresh server", v.status, v.detail)
 	}
+	// One that dies idle, between runs, is never handed the next run.
+	if v := run(1, "timer", time.Minute, 0); v.status != Survived {
+		t.Errorf("a run that leaves a timer: %s %q", v.status, v.detail)
+	}
+	time.Sleep(time.Second) // the timer fires while the server is idle (either way the next verdict is the same)
+	if v := run(3, "ok", time.Minute, 0); v.status != Killed {
+		t.Errorf("the run after a server died idle: %s %q, want its own verdict (killed)", v.status, v.detail)
+	}
 	j.servers.recycle = 1 // every server holds more than a byte
 	if v := run(1, "ok", time.Minute, 0); v.status != Survived {
 		t.Errorf("a run on a server past its memory: %s %q, want its own verdict", v.status, v.detail)

@@ -17,14 +17,15 @@ const memoryLimit = 2 << 30
 // It reads /proc; where there is none it watches nothing. The returned
 // function stops the watch.
 func watchMemory(p *os.Process, limit int64, hog *atomic.Bool) func() {
-	return watch(p, limit, 0, hog, nil)
+	return watch(p, limit, 0, 0, hog, nil)
 }
 
 // watch kills p once its resident memory passes memLimit, setting hog, or,
-// when cpuLimit > 0, once its CPU time passes cpuLimit, setting spin. It
-// reads /proc; where there is none it watches nothing. The returned
-// function stops the watch.
-func watch(p *os.Process, memLimit int64, cpuLimit time.Duration, hog, spin *atomic.Bool) func() {
+// when cpuLimit > 0, once the CPU time it used past cpuBase (a judging
+// server's CPU time when its run began; 0 for a process of its own)
+// passes cpuLimit, setting spin. It reads /proc; where there is none it
+// watches nothing. The returned function stops the watch.
+func watch(p *os.Process, memLimit int64, cpuBase, cpuLimit time.Duration, hog, spin *atomic.Bool) func() {
 	done := make(chan struct{})
 	proc := "/proc/" + strconv.Itoa(p.Pid)
 	if _, err := os.Stat(proc + "/statm"); err != nil {
@@ -45,7 +46,7 @@ func watch(p *os.Process, memLimit int64, cpuLimit time.Duration, hog, spin *ato
 				_ = p.Kill()
 				return
 			}
-			if cpuLimit > 0 && procCPU(proc+"/stat") > cpuLimit {
+			if cpuLimit > 0 && procCPU(proc+"/stat")-cpuBase > cpuLimit {
 				spin.Store(true)
 				_ = p.Kill()
 				return
@@ -103,7 +104,7 @@ func runWatched(cmd *exec.Cmd, cpu *int64, cpuLimit time.Duration) (hog, spin bo
 	var killed, spun atomic.Bool
 	err = cmd.Start()
 	if err == nil {
-		stop := watch(cmd.Process, memoryLimit, cpuLimit, &killed, &spun)
+		stop := watch(cmd.Process, memoryLimit, 0, cpuLimit, &killed, &spun)
 		err = cmd.Wait()
 		stop()
 		if cpu != nil {
