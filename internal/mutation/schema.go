@@ -234,6 +234,11 @@ func (x *fileIndex) site(id int, m Mutant) (site, bool) {
 // exprSite wraps an expression in a function literal of its type that
 // evaluates either the original or the mutated expression, never both.
 func (x *fileIndex) exprSite(id int, m Mutant, e ast.Expr, isBool bool) (site, bool) {
+	// Inside a larger constant expression the original is computed
+	// exactly at compile time; as a call it would be computed at run
+	// time in its type, which can differ (7/2*2.0). So the switch holds
+	// the whole constant expression, both sides of it constant.
+	e = x.outermostConstant(e)
 	tv, ok := x.info.Types[e]
 	if !ok || callsRecover(e) {
 		// recover only works called directly by the deferred function.
@@ -246,12 +251,6 @@ func (x *fileIndex) exprSite(id int, m Mutant, e ast.Expr, isBool bool) (site, b
 			return site{}, false
 		}
 		if typ, ok = x.typeName(tv.Type); !ok {
-			return site{}, false
-		}
-		// Inside a larger constant expression the original is computed
-		// exactly at compile time; as a call it would be computed at run
-		// time in its type, which can differ (7/2*2.0).
-		if tv.Value != nil && x.inConstant(e) {
 			return site{}, false
 		}
 	} else if !types.Identical(tv.Type, types.Typ[types.Bool]) && !types.Identical(tv.Type, types.Typ[types.UntypedBool]) {
@@ -270,20 +269,27 @@ func (x *fileIndex) texts(m Mutant, n ast.Node) (orig, mut string) {
 	return orig, mut
 }
 
-func (x *fileIndex) inConstant(e ast.Expr) bool {
-	var n ast.Node = e
-	for {
-		p := x.parent[n]
-		if pe, ok := p.(*ast.ParenExpr); ok {
-			n = pe
+// outermostConstant is the largest constant expression holding e (e
+// itself when its parent is not a constant expression).
+func (x *fileIndex) outermostConstant(e ast.Expr) ast.Expr {
+	if tv, ok := x.info.Types[e]; !ok || tv.Value == nil {
+		return e
+	}
+	out := e
+	for n := ast.Node(e); ; {
+		p, ok := x.parent[n].(ast.Expr)
+		if !ok {
+			return out
+		}
+		n = p
+		if _, paren := p.(*ast.ParenExpr); paren {
 			continue
 		}
-		pe, ok := p.(ast.Expr)
-		if !ok {
-			return false
+		tv, ok := x.info.Types[p]
+		if !ok || tv.Value == nil {
+			return out
 		}
-		tv, ok := x.info.Types[pe]
-		return ok && tv.Value != nil
+		out = p
 	}
 }
 
