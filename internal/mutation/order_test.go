@@ -40,3 +40,18 @@ func TestSplitWaiting(t *testing.T) {
 		t.Errorf("waitJobs(162, 16) = %d, waitJobs(3, 16) = %d; want 16 and 3", waitJobs(162, 16), waitJobs(3, 16))
 	}
 }
+
+func TestLongestFirst(t *testing.T) {
+	scopes := []judgeScope{
+		{expect: time.Minute}, {expect: 2 * time.Minute}, {expect: time.Second},
+		{expect: 40 * time.Second}, {expect: 5 * time.Second}, {expect: 0},
+	}
+	alone := map[int]bool{3: true, 4: true}
+	order := []int{0, 1, 2, 3, 4, 5}
+	longestFirst(order, scopes, func(i int) bool { return alone[i] })
+	// Waiting ones first (3 built alone before 1 and 0, longer as they
+	// are), then the others, 4 built alone first.
+	if want := []int{3, 1, 0, 4, 2, 5}; !slices.Equal(order, want) {
+		t.Errorf("order %v, want %v", order, want)
+	}
+}
