@@ -1,7 +1,6 @@
 package mutation
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -174,10 +173,6 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	// The unmutated suite runs while reach is measured: both mostly wait
 	// (the suite a minute on ER-01's retries), and reach does not need it.
-	type based struct {
-		took time.Duration
-		err  error
-	}
 	base := make(chan based, 1)
 	go func() {
 		took, err := baseline(ctx, j)
@@ -203,11 +198,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, err
 		}
 	}
-	b := <-base
-	if b.err != nil {
-		return nil, b.err
+	var took time.Duration
+	logBase := func(b based) {
+		if cfg.Log != nil {
+			fmt.Fprintf(cfg.Log, "unmutated suite: %.1fs (%.1fs from its scenarios' own times); per-run timeout %s, for a run of the scenarios reaching a mutant from their own times\n",
+				b.took.Seconds(), took.Seconds(), j.timeout)
+		}
 	}
-	took := b.took
+	// baseEnded receives the unmutated suite's run when the judging did
+	// not wait for it; it is awaited before the report.
+	var baseEnded <-chan based
 	if all := cov.all(); len(all) > 0 {
 		// The suite ran beside the coverage runs, so its own time says
 		// more about that load than about the suite: the scenarios' times
@@ -218,12 +218,23 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if cfg.Timeout <= 0 && cfg.Plugin == nil {
 			j.timeout = runTimeout(longest, rest, cfg.Jobs)
 		}
-	} else if cfg.Timeout <= 0 {
-		j.timeout = timeoutFor(took, cfg.Jobs)
-	}
-	if cfg.Log != nil {
-		fmt.Fprintf(cfg.Log, "unmutated suite: %.1fs (%.1fs from its scenarios' own times); per-run timeout %s, for a run of the scenarios reaching a mutant from their own times\n",
-			b.took.Seconds(), took.Seconds(), j.timeout)
+		// Nothing the judging needs comes from the suite's own run then,
+		// only its verdict, so the judging does not wait for it (it ended
+		// 10-20 s after the coverage runs, waiting out ER-01's minute): a
+		// failing suite cancels the campaign, which then reports that.
+		var stop context.CancelCauseFunc
+		ctx, baseEnded, stop = beside(ctx, base)
+		defer stop(nil)
+	} else {
+		b := <-base
+		if b.err != nil {
+			return nil, b.err
+		}
+		took = b.took
+		if cfg.Timeout <= 0 {
+			j.timeout = timeoutFor(took, cfg.Jobs)
+		}
+		logBase(b)
 	}
 	setupCPU := usedCPU() - cpu0
 	if cfg.Log != nil {
@@ -327,7 +338,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scopes[b].expect, scopes[a].expect) })
+	longestFirst(order, scopes, func(i int) bool {
+		m := mutants[i]
+		return plan.of[i] == nil && !plan.uncompilable[i] && pre[i].CarriedFrom == "" && cov.at(m.File, m.Line, m.Col) != ReachedNo
+	})
 	hung, order := splitHung(order, mutants, timedOutBefore(cfg.OrderFrom))
 	waiting, order := splitWaiting(order, scopes)
 	nextHung, nextWaiting := make(chan int), make(chan int)
@@ -345,7 +359,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			}
 		case recheck[i]:
 			if !ok { // a resumed campaign keeps the recheck's journaled verdict
-				r = judgeAt(dir, i)
+				if r = judgeAt(dir, i); ctx.Err() != nil {
+					return
+				}
 			}
 			r.CarriedFrom, r.Rechecked = pre[i].CarriedFrom, "agrees"
 			if r.Status.IsKill() != pre[i].Status.IsKill() {
@@ -366,15 +382,21 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			journal.write(r)
 		default:
 			r = judgeAt(dir, i)
+			if ctx.Err() != nil {
+				// Interrupted, or the unmutated suite failed: what the
+				// run says is not the mutant's, and a resumed campaign
+				// must judge it again.
+				return
+			}
 			journal.write(r)
 		}
 		r.Reached = reached
 		results[i] = r
 		mu.Lock()
 		finished++
-		progress(cfg.Log, finished, len(mutants), r)
+		progress(cfg.Log, finished, len(mutants), r, now().Sub(start))
 		if cfg.Log != nil && finished%50 == 0 {
-			fmt.Fprintf(cfg.Log, "%d mutants judged, %.0f CPU s so far\n", finished, (usedCPU() - cpu0).Seconds())
+			fmt.Fprintf(cfg.Log, "%d mutants judged, %.0f CPU s so far, at %.0f s\n", finished, (usedCPU() - cpu0).Seconds(), now().Sub(start).Seconds())
 		}
 		mu.Unlock()
 	}
@@ -404,6 +426,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	go feed(ctx, nextWaiting, waiting)
 	feed(ctx, next, order)
 	wg.Wait()
+	if baseEnded != nil {
+		b := <-baseEnded
+		if b.err != nil {
+			return nil, b.err
+		}
+		logBase(b)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("campaign interrupted: %w", err)
 	}
@@ -494,6 +523,33 @@ func withDefaults(cfg Config) Config {
 		cfg.Classifications = map[string]Classification{}
 	}
 	return cfg
+}
+
+// based is how the unmutated suite's run ended.
+type based struct {
+	took time.Duration
+	err  error
+}
+
+// beside lets the judging go on while the unmutated suite runs: the
+// returned context ends when base reports a failure (with it as the
+// cause), and ended receives base's report once it is there.
+func beside(ctx context.Context, base <-chan based) (_ context.Context, ended <-chan based, stop context.CancelCauseFunc) {
+	ctx, stop = context.WithCancelCause(ctx)
+	out := make(chan based, 1)
+	go func() {
+		var b based
+		select {
+		case b = <-base:
+		case <-ctx.Done():
+			b = based{err: context.Cause(ctx)}
+		}
+		if b.err != nil {
+			stop(b.err)
+		}
+		out <- b
+	}()
+	return ctx, out, stop
 }
 
 // baseline builds the unmutated program and runs the whole suite: a kill
@@ -662,7 +718,7 @@ func Sample(ms []Mutant, n int, seed uint64) []Mutant {
 	return out
 }
 
-func progress(w io.Writer, n, total int, r Result) {
+func progress(w io.Writer, n, total int, r Result, at time.Duration) {
 	if w == nil {
 		return
 	}
@@ -670,8 +726,8 @@ func progress(w io.Writer, n, total int, r Result) {
 	if len(r.Failing) > 0 {
 		extra = " (" + strings.Join(r.Failing, ",") + ")"
 	}
-	fmt.Fprintf(w, "[%d/%d] %-10s %s %s%s %.1fs (build %.1fs)\n", n, total, r.Status, r.Pos(), r.Describe(), extra,
-		float64(r.Millis)/1000, float64(r.BuildMillis)/1000)
+	fmt.Fprintf(w, "[%d/%d] %-10s %s %s%s %.1fs (build %.1fs) at %.0fs\n", n, total, r.Status, r.Pos(), r.Describe(), extra,
+		float64(r.Millis)/1000, float64(r.BuildMillis)/1000, at.Seconds())
 }
 
 // picked reports whether m's place or key is one of only.

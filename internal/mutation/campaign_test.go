@@ -3,6 +3,7 @@ package mutation
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"strings"
@@ -89,4 +90,33 @@ func committedKills(t *testing.T, path string) map[string]bool {
 		}
 	}
 	return out
+}
+
+func TestJudgingBesideTheUnmutatedSuite(t *testing.T) {
+	failed := errors.New("the unmutated kernel does not pass the suite")
+	base := make(chan based, 1)
+	ctx, ended, stop := beside(context.Background(), base)
+	defer stop(nil)
+	if ctx.Err() != nil {
+		t.Fatal("the judging context ended before the suite did")
+	}
+	base <- based{err: failed}
+	<-ctx.Done()
+	if got := context.Cause(ctx); !errors.Is(got, failed) {
+		t.Errorf("the judging ended for %v, want the suite's failure", got)
+	}
+	if b := <-ended; !errors.Is(b.err, failed) {
+		t.Errorf("the suite's run reported %v, want its failure", b.err)
+	}
+
+	base = make(chan based, 1)
+	ctx, ended, stop = beside(context.Background(), base)
+	defer stop(nil)
+	base <- based{took: time.Minute}
+	if b := <-ended; b.err != nil || b.took != time.Minute {
+		t.Errorf("a passing suite reported %+v", b)
+	}
+	if ctx.Err() != nil {
+		t.Errorf("a passing suite ended the judging: %v", context.Cause(ctx))
+	}
 }
