@@ -268,6 +268,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	for _, p := range pkgs {
 		tags[p.Dir], reqs[p.Dir] = p.Tags(), p.Requirements
 	}
+	decl, err := declarationUses(ctx, j, cfg, cov, mutants, pre, sources)
+	if err != nil {
+		return nil, fmt.Errorf("uses of package-level declarations: %w", err)
+	}
 	plan := &schemaPlan{}
 	if !cfg.Alone {
 		var ids, unreached []int
@@ -281,17 +285,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 				unreached = append(unreached, i)
 			}
 		}
-		if plan, err = planSchemata(ctx, j, mutants, ids, unreached, sources); err != nil {
+		if plan, err = planSchemata(ctx, j, mutants, ids, unreached, sources, decl); err != nil {
 			return nil, fmt.Errorf("mutant schemata: %w", err)
 		}
 		if cfg.Log != nil {
 			fmt.Fprintf(cfg.Log, "%d of %d mutants to judge in %d schema builds, the others built alone\n",
 				len(plan.of), len(ids), len(plan.builds))
 		}
-	}
-	decl, err := declarationUses(ctx, j, cfg, cov, mutants, pre, sources)
-	if err != nil {
-		return nil, fmt.Errorf("uses of package-level declarations: %w", err)
 	}
 	scopes := make([]judgeScope, len(mutants))
 	for i, m := range mutants {
@@ -319,7 +319,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		m := mutants[i]
 		if b := plan.of[i]; b != nil {
 			if bin := b.binary(ctx, j, sources, i); bin != "" {
-				return judgeSchema(ctx, j, dir, bin, b.n, i, m, scopes[i])
+				return judgeSchema(ctx, j, dir, bin, b.n, i, m, scopes[i], !plan.atInit[i])
 			}
 		}
 		return judgeOne(ctx, j, dir, m, sources[m.File], scopes[i])
@@ -620,8 +620,9 @@ func judgeOne(ctx context.Context, j *judge, dir string, m Mutant, src []byte, s
 }
 
 // judgeSchema judges mutant id in the program of schema build n, with its
-// switch on.
-func judgeSchema(ctx context.Context, j *judge, dir, bin string, n, id int, m Mutant, sc judgeScope) (r Result) {
+// switch on; on a judging server only when serve is set (a mutant switched
+// when the program starts needs a process of its own).
+func judgeSchema(ctx context.Context, j *judge, dir, bin string, n, id int, m Mutant, sc judgeScope, serve bool) (r Result) {
 	start := j.now()
 	r.Mutant, r.Schema = m, n
 	defer func() { r.Millis = j.now().Sub(start).Milliseconds() }()
@@ -629,7 +630,7 @@ func judgeSchema(ctx context.Context, j *judge, dir, bin string, n, id int, m Mu
 		r.Status, r.Detail = HarnessError, err.Error()
 		return r
 	}
-	judgeBuilt(ctx, j, exe{bin: bin, dir: dir, env: []string{fmt.Sprintf("%s=%d", mutantEnv, id)}, cpu: &r.CPUMillis, serve: true, mutant: id}, sc, &r)
+	judgeBuilt(ctx, j, exe{bin: bin, dir: dir, env: []string{fmt.Sprintf("%s=%d", mutantEnv, id)}, cpu: &r.CPUMillis, serve: serve, mutant: id}, sc, &r)
 	return r
 }
 

@@ -37,6 +37,11 @@ type use struct {
 	file      string // module-relative
 	line, col int
 	inFunc    bool
+	// plain: in a function, the use takes the constant's value as a
+	// value of its default type, outside any constant expression, array
+	// length or local constant: a variable of that type holding the same
+	// value would give the function the same values (switchable).
+	plain bool
 	// feeds, when the use is outside any function, are the package-level
 	// constants whose value it is part of (nil: something else, such as
 	// a variable's initializer or a type, which every scenario may see).
@@ -77,7 +82,7 @@ func loadDeclUses(ctx context.Context, j *judge, tree string, sources map[string
 		return nil, err
 	}
 	for _, p := range pkgs {
-		info := &types.Info{Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}}
+		info := &types.Info{Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}, Types: map[ast.Expr]types.TypeAndValue{}}
 		if errs := env.check(p, nil, info); len(errs) > 0 {
 			return nil, fmt.Errorf("type-check %s: %v", p.dir, errs[0])
 		}
@@ -138,6 +143,8 @@ func (d *declUses) index(p *srcPackage, file string, f *ast.File, info *types.In
 			u := use{file: file, line: pos.Line, col: pos.Column, inFunc: inFunction(stack)}
 			if !u.inFunc {
 				u.feeds = feeds
+			} else {
+				u.plain = plainUse(stack, info)
 			}
 			d.uses[key] = append(d.uses[key], u)
 			return true
@@ -187,6 +194,78 @@ func packageLevel(obj types.Object, inTree map[string]bool) (objKey, bool) {
 		return objKey{}, false
 	}
 	return objKey{obj.Pkg().Path(), obj.Name()}, true
+}
+
+// plainUse says whether the identifier on top of stack, a use of a
+// package-level constant in a function, is a plain use (use.plain).
+func plainUse(stack []ast.Node, info *types.Info) bool {
+	id := stack[len(stack)-1].(*ast.Ident)
+	obj, ok := info.Uses[id].(*types.Const)
+	if !ok {
+		return false
+	}
+	var e ast.Expr = id
+	k := len(stack) - 2
+	if sel, ok := stack[k].(*ast.SelectorExpr); ok && sel.Sel == id {
+		e, k = sel, k-1 // retry.MaxReductions
+	}
+	if tv, ok := info.Types[e]; !ok || !types.Identical(tv.Type, types.Default(obj.Type())) {
+		return false // an untyped constant made a float, a duration
+	}
+	parent := true
+	for ; k >= 0; k-- {
+		switch n := stack[k].(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			return true
+		case *ast.ArrayType:
+			return false
+		case *ast.KeyValueExpr:
+			if parent && n.Key == e {
+				return false // an array literal's index must be constant
+			}
+		case *ast.GenDecl:
+			if n.Tok == token.CONST {
+				return false
+			}
+		case *ast.ParenExpr:
+		case ast.Expr:
+			if parent {
+				if tv, ok := info.Types[n]; ok && tv.Value != nil {
+					return false // part of a constant expression
+				}
+				parent = false
+			}
+		}
+	}
+	return true
+}
+
+// switchable says whether the package-level declaration holding
+// file:line:col is one constant, repeated by no spec after it, whose every
+// use is a plain one (use.plain), known to the index (placesOf): a
+// variable holding its value, or its mutated value, gives every function
+// the same values the constant would.
+func (d *declUses) switchable(dir, file string, line, col int) bool {
+	if d == nil {
+		return false
+	}
+	p := d.pkgs[dir]
+	if p == nil || p.asts[file] == nil {
+		return false
+	}
+	keys := d.declaredAt(p, p.asts[file], line, col)
+	if len(keys) != 1 {
+		return false
+	}
+	if _, ok := d.placesOf(dir, file, line, col); !ok {
+		return false
+	}
+	for _, u := range d.uses[keys[0]] {
+		if !u.inFunc || !u.plain {
+			return false // it feeds another constant, or an array length
+		}
+	}
+	return true
 }
 
 // inFunction says whether the innermost node of stack is inside a

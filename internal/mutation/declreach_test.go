@@ -44,13 +44,17 @@ var h = func() int { return hidden }
 // fakeDeclUses indexes declSrc as package p of the tree; escaping says
 // whether code outside the tree imports it.
 func fakeDeclUses(t *testing.T, escaping bool) *declUses {
+	return fakeUsesOf(t, declSrc, escaping)
+}
+
+func fakeUsesOf(t *testing.T, src string, escaping bool) *declUses {
 	t.Helper()
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "p/p.go", declSrc, parser.SkipObjectResolution)
+	f, err := parser.ParseFile(fset, "p/p.go", src, parser.SkipObjectResolution)
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := &types.Info{Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}}
+	info := &types.Info{Defs: map[*ast.Ident]types.Object{}, Uses: map[*ast.Ident]types.Object{}, Types: map[ast.Expr]types.TypeAndValue{}}
 	if _, err := (&types.Config{Importer: importer.Default()}).Check("p", fset, []*ast.File{f}, info); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +67,12 @@ func fakeDeclUses(t *testing.T, escaping bool) *declUses {
 // lineOf is the 1-based line of the first line of declSrc holding s.
 func lineOf(t *testing.T, s string) int {
 	t.Helper()
-	for i, l := range strings.Split(declSrc, "\n") {
+	return lineIn(t, declSrc, s)
+}
+
+func lineIn(t *testing.T, src, s string) int {
+	t.Helper()
+	for i, l := range strings.Split(src, "\n") {
 		if strings.Contains(l, s) {
 			return i + 1
 		}
@@ -105,6 +114,65 @@ func TestPlacesOfAPackageLevelDeclaration(t *testing.T) {
 	}
 	if _, ok := d.placesOf("p", "p/p.go", lineOf(t, "hidden = 4"), 9); !ok {
 		t.Error("an unexported constant is used in its package only, wherever the package is imported")
+	}
+}
+
+const switchSrc = `package p
+
+import "time"
+
+const Plain = 3
+
+const Dur = 2
+
+const Arr = 2
+
+const InConst = 4
+
+const Local = 5
+
+const Key = 1
+
+const Feeds = 6
+
+const Fed = Feeds + 1
+
+const (
+	Rep = 7
+	Rep2
+)
+
+const Typed time.Duration = 2 * time.Second
+
+func f(n int) int {
+	if n < Plain {
+		return Plain
+	}
+	var d time.Duration = Dur
+	time.Sleep(Typed + d)
+	var a [Arr]int
+	x := InConst * 2
+	const l = Local
+	b := [3]int{Key: 1}
+	return len(a) + x + l + b[0] + Fed + Rep2
+}
+`
+
+// A package-level constant is switched as a variable only where every use
+// would see the same value of the same type (use.plain): not as part of a
+// constant expression, an array length or index, a local constant, an
+// untyped constant made another type, nor one feeding or repeated by
+// another constant.
+func TestSwitchableConstants(t *testing.T) {
+	d := fakeUsesOf(t, switchSrc, false)
+	for decl, want := range map[string]bool{
+		"Plain = 3": true, "Typed time.Duration": true,
+		"Dur = 2": false, "Arr = 2": false, "InConst = 4": false, "Local = 5": false,
+		"Key = 1": false, "Feeds = 6": false, "Rep = 7": false,
+	} {
+		if got := d.switchable("p", "p/p.go", lineIn(t, switchSrc, decl), 7); got != want {
+			t.Errorf("%s: switchable %v, want %v", decl, got, want)
+		}
 	}
 }
 

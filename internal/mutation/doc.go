@@ -36,7 +36,8 @@
 // a group of non-overlapping ones sits behind a switch —
 // `(func() T { if conformMutantOn(N) { return <mutated> }; return <orig> }())`
 // for a comparison, an arithmetic expression or a constant (T from
-// go/types), `if !conformMutantOn(N) { <stmt> }` for a removed statement,
+// go/types; a literal inside a constant expression switches the whole
+// constant expression, both sides computed exactly at compile time), `if !conformMutantOn(N) { <stmt> }` for a removed statement,
 // `if conformMutantOn(N) { x-- } else { x++ }` for a swapped ++ or op=,
 // `; if conformMutantOn(N) { break }` where a cut loop's break goes — and
 // one small added file per package reads the switch, the environment
@@ -48,9 +49,14 @@
 // safely: it sits in a slot that takes a simple
 // statement only (except a for loop's post statement and an if, switch or
 // for init statement that declares nothing: those become a called
-// function literal holding the switched statement), it removes a panic, it is a constant inside a larger
-// constant expression (computed exactly at compile time, but at run time in
-// its type once wrapped), its type cannot be named in its file, it calls
+// function literal holding the switched statement), it removes a panic,
+// it is in a package-level constant that some use cannot take as a
+// variable (an array length, a constant expression, an untyped constant
+// made another type, another constant fed or repeated; where every use
+// can, the constant is renamed and a variable of its name holds its value
+// or the mutated one, set when the program starts, so such a mutant runs
+// as a process of its own, never on a judging server), its type cannot be
+// named in its file, it calls
 // recover, or the type checker or the compiler refuses its rewritten site
 // (the site is taken out and the schema checked again, a bounded number of
 // times). A mutant go/types refuses alone is not viable without a build

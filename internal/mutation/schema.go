@@ -72,11 +72,14 @@ type site struct {
 	id         int // the mutant's index in the campaign: its switch value
 	start, end int
 	text       string
+	// tail, when set, is added at the end of the file (constSite).
+	tail string
 }
 
 // fileIndex finds the nodes mutants were enumerated from by their offsets.
 type fileIndex struct {
 	fset   *token.FileSet
+	file   *ast.File
 	src    []byte
 	info   *types.Info
 	quals  map[string]string // import path -> name in this file
@@ -92,7 +95,7 @@ type fileIndex struct {
 }
 
 func newFileIndex(fset *token.FileSet, f *ast.File, src []byte, info *types.Info, self string) *fileIndex {
-	x := &fileIndex{fset: fset, src: src, info: info, self: self, quals: map[string]string{},
+	x := &fileIndex{fset: fset, file: f, src: src, info: info, self: self, quals: map[string]string{},
 		parent: map[ast.Node]ast.Node{}, binary: map[int]*ast.BinaryExpr{}, stmts: map[[2]int]ast.Stmt{},
 		tokens: map[int]ast.Stmt{}, conds: map[[2]int]*ast.IfStmt{}, lits: map[int]*ast.BasicLit{},
 		loops: map[int]*ast.RangeStmt{}, simple: map[ast.Stmt]bool{}}
@@ -205,8 +208,8 @@ func (x *fileIndex) site(id int, m Mutant) (site, bool) {
 		}
 		if s, ok := x.tokens[m.start]; ok && m.Op == Arith && (!x.simple[s] || x.closable(s)) {
 			orig, mut := x.texts(m, s)
-			return site{id, x.off(s.Pos()), x.off(s.End()),
-				x.inSlot(s, fmt.Sprintf("if %s(%d) { %s } else { %s }", switchFunc, id, mut, orig))}, true
+			return site{id: id, start: x.off(s.Pos()), end: x.off(s.End()),
+				text: x.inSlot(s, fmt.Sprintf("if %s(%d) { %s } else { %s }", switchFunc, id, mut, orig))}, true
 		}
 	case Const:
 		if l, ok := x.lits[m.start]; ok {
@@ -220,12 +223,56 @@ func (x *fileIndex) site(id int, m Mutant) (site, bool) {
 			return site{}, false
 		}
 		orig, _ := x.texts(m, s)
-		return site{id, m.start, m.end, x.inSlot(s, fmt.Sprintf("if !%s(%d) { %s }", switchFunc, id, orig))}, true
+		return site{id: id, start: m.start, end: m.end, text: x.inSlot(s, fmt.Sprintf("if !%s(%d) { %s }", switchFunc, id, orig))}, true
 	case LoopCut:
 		if _, ok := x.loops[m.start]; ok && m.start == m.end {
 			// The original mutant's break goes last in the body; so
 			// does this one, at the same nesting level.
-			return site{id, m.start, m.end, fmt.Sprintf("; if %s(%d) { break }; ", switchFunc, id)}, true
+			return site{id: id, start: m.start, end: m.end, text: fmt.Sprintf("; if %s(%d) { break }; ", switchFunc, id)}, true
+		}
+	}
+	return site{}, false
+}
+
+// constSite switches a mutant in the value of a package-level constant
+// that is one spec of its own (decl.switchable says its every use takes
+// it as a plain value in a function): the constant is renamed, and a
+// variable of its name and default type, added at the end of the file,
+// holds its value or the mutated one. A variable is set once, at the
+// program's start, so the mutant is judged by a process of its own, never
+// on a judging server (schemaPlan.atInit).
+func (x *fileIndex) constSite(id int, m Mutant) (site, bool) {
+	for _, decl := range x.file.Decls {
+		g, ok := decl.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST || m.start < x.off(g.Pos()) || m.end > x.off(g.End()) {
+			continue
+		}
+		for k, sp := range g.Specs {
+			spec := sp.(*ast.ValueSpec)
+			if len(spec.Names) != 1 || len(spec.Values) != 1 || spec.Names[0].Name == "_" {
+				continue
+			}
+			v := spec.Values[0]
+			if m.start < x.off(v.Pos()) || m.end > x.off(v.End()) {
+				continue
+			}
+			if k+1 < len(g.Specs) && g.Specs[k+1].(*ast.ValueSpec).Values == nil {
+				return site{}, false // the next spec repeats this value
+			}
+			tv, ok := x.info.Types[v]
+			if !ok || tv.Value == nil {
+				return site{}, false
+			}
+			typ, ok := x.typeName(types.Default(tv.Type))
+			if !ok {
+				return site{}, false
+			}
+			name := spec.Names[0]
+			renamed := fmt.Sprintf("conformConst%d", id)
+			_, mut := x.texts(m, v)
+			return site{id: id, start: x.off(name.Pos()), end: x.off(name.End()), text: renamed,
+				tail: fmt.Sprintf("\nvar %s = func() %s {\n\tif %s(%d) {\n\t\treturn %s\n\t}\n\treturn %s\n}()\n",
+					name.Name, typ, switchFunc, id, mut, renamed)}, true
 		}
 	}
 	return site{}, false
@@ -257,8 +304,8 @@ func (x *fileIndex) exprSite(id int, m Mutant, e ast.Expr, isBool bool) (site, b
 		return site{}, false
 	}
 	orig, mut := x.texts(m, e)
-	return site{id, x.off(e.Pos()), x.off(e.End()),
-		fmt.Sprintf("(func() %s { if %s(%d) { return %s }; return %s }())", typ, switchFunc, id, mut, orig)}, true
+	return site{id: id, start: x.off(e.Pos()), end: x.off(e.End()),
+		text: fmt.Sprintf("(func() %s { if %s(%d) { return %s }; return %s }())", typ, switchFunc, id, mut, orig)}, true
 }
 
 // texts are the original and mutated source of node n, which contains m's edit.

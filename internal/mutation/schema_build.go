@@ -26,6 +26,9 @@ type schemaPlan struct {
 	// uncompilable are the mutants the type checker refuses alone: they
 	// are not viable, though never built.
 	uncompilable map[int]bool
+	// atInit are the mutants switched when the program starts, judged by
+	// a process of their own, never on a judging server.
+	atInit map[int]bool
 }
 
 // schemaBuild is one program: at most one group of non-overlapping sites
@@ -51,14 +54,17 @@ const maxSchemaRounds = 8
 // type checker still tells which of them do not compile (not viable),
 // so that a campaign without carried verdicts does not report them as
 // survivors.
-func planSchemata(ctx context.Context, j *judge, mutants []Mutant, ids, unreached []int, sources map[string][]byte) (*schemaPlan, error) {
+//
+// decl, when set, tells which package-level constants a schema can switch
+// (constSite); nil leaves every one built alone.
+func planSchemata(ctx context.Context, j *judge, mutants []Mutant, ids, unreached []int, sources map[string][]byte, decl *declUses) (*schemaPlan, error) {
 	var dirs []string
 	for _, i := range slices.Concat(ids, unreached) {
 		if !slices.Contains(dirs, mutants[i].Package) {
 			dirs = append(dirs, mutants[i].Package)
 		}
 	}
-	plan := &schemaPlan{of: map[int]*schemaBuild{}, uncompilable: map[int]bool{}}
+	plan := &schemaPlan{of: map[int]*schemaBuild{}, uncompilable: map[int]bool{}, atInit: map[int]bool{}}
 	if len(dirs) == 0 {
 		return plan, nil
 	}
@@ -99,9 +105,20 @@ func planSchemata(ctx context.Context, j *judge, mutants []Mutant, ids, unreache
 			plan.uncompilable[i] = true
 			continue
 		}
-		s, ok := x.site(i, m)
+		var s site
+		if m.Func == "" && decl.switchable(m.Package, m.File, m.Line, m.Col) {
+			s, ok = x.constSite(i, m)
+		} else {
+			s, ok = x.site(i, m)
+		}
 		if !ok {
 			continue
+		}
+		if m.Func == "" {
+			// Outside any function: evaluated once, when the program
+			// starts (a constant made a variable, a variable's
+			// initializer), so never on a judging server.
+			plan.atInit[i] = true
 		}
 		byFile[m.File] = append(byFile[m.File], s)
 	}
@@ -151,20 +168,26 @@ func partition(ss []site) [][]site {
 	return groups
 }
 
-// render splices a file's sites into src; outs are each site's range in
-// the result.
-func render(src []byte, ss []site) (string, [][2]int) {
+// render splices a file's sites into src, their tails at its end; outs
+// are each site's ranges in the result (its text, then its tail).
+func render(src []byte, ss []site) (string, [][][2]int) {
 	var b strings.Builder
-	outs := make([][2]int, len(ss))
+	outs := make([][][2]int, len(ss))
 	at := 0
 	for i, s := range ss {
 		b.Write(src[at:s.start])
-		outs[i][0] = b.Len()
+		outs[i] = append(outs[i], [2]int{b.Len(), 0})
 		b.WriteString(s.text)
-		outs[i][1] = b.Len()
+		outs[i][0][1] = b.Len()
 		at = s.end
 	}
 	b.Write(src[at:])
+	for i, s := range ss {
+		if s.tail != "" {
+			outs[i] = append(outs[i], [2]int{b.Len(), b.Len() + len(s.tail)})
+			b.WriteString(s.tail)
+		}
+	}
 	return b.String(), outs
 }
 
@@ -179,7 +202,9 @@ func (b *schemaBuild) refuse(file string, src []byte, offsets []int) bool {
 	_, outs := render(src, ss)
 	out := map[int]bool{}
 	for _, off := range offsets {
-		k := slices.IndexFunc(outs, func(o [2]int) bool { return o[0] <= off && off < o[1] })
+		k := slices.IndexFunc(outs, func(rs [][2]int) bool {
+			return slices.ContainsFunc(rs, func(o [2]int) bool { return o[0] <= off && off < o[1] })
+		})
 		if k < 0 {
 			b.refuseAll(file)
 			return true

@@ -49,7 +49,7 @@ func TestSchemaRewrite(t *testing.T) {
 	// known not viable all the same, and one it accepts is not.
 	broken, fine := ms[0], ms[0]
 	broken.text = "undefinedName"
-	unreached, err := planSchemata(ctx, j, []Mutant{broken, fine}, nil, []int{0, 1}, map[string][]byte{"demo/main.go": src})
+	unreached, err := planSchemata(ctx, j, []Mutant{broken, fine}, nil, []int{0, 1}, map[string][]byte{"demo/main.go": src}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,13 +57,13 @@ func TestSchemaRewrite(t *testing.T) {
 		t.Errorf("uncompilable %v: want only the mutant naming an undefined identifier", unreached.uncompilable)
 	}
 	// A reached mutant no schema can hold (a constant declaration, line
-	// 10) that go/types refuses is not viable without a build too.
+	// 51) that go/types refuses is not viable without a build too.
 	for _, m := range ms {
-		if m.Line != 10 || m.Op != Const {
+		if m.Line != 51 || m.Op != Const {
 			continue
 		}
 		m.text = "undefinedName"
-		aloneBroken, err := planSchemata(ctx, j, []Mutant{m}, []int{0}, nil, map[string][]byte{"demo/main.go": src})
+		aloneBroken, err := planSchemata(ctx, j, []Mutant{m}, []int{0}, nil, map[string][]byte{"demo/main.go": src}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,11 @@ func TestSchemaRewrite(t *testing.T) {
 			t.Errorf("%s mutated to an undefined name, which no schema holds: not known not viable, so it would be built", m.Pos())
 		}
 	}
-	plan, err := planSchemata(ctx, j, ms, ids, nil, map[string][]byte{"demo/main.go": src})
+	decl, err := loadDeclUses(ctx, j, "demo", map[string][]byte{"demo/main.go": src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := planSchemata(ctx, j, ms, ids, nil, map[string][]byte{"demo/main.go": src}, decl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,17 +90,25 @@ func TestSchemaRewrite(t *testing.T) {
 			t.Errorf("no %s mutant was put in a schema", op)
 		}
 	}
-	// What a schema cannot hold: a constant declaration (line 10), an
-	// array length (26, refused by the type checker once rewritten), a
-	// removed panic (31: it may end a function).
-	mustBeAlone := map[int]Op{10: Const, 26: Const, 31: RemoveCall}
+	// What a schema cannot hold: an array length (26, refused by the type
+	// checker once rewritten), a removed panic (31: it may end a
+	// function), a constant the next spec repeats (47), a constant used as
+	// an array length (51).
+	mustBeAlone := map[int]Op{26: Const, 31: RemoveCall, 47: Const, 51: Const}
 	// What it holds in a called function literal: a for statement's post
 	// statement (27, 34), an if statement's init assignment (38), and a
 	// literal inside a constant expression, the whole of which it switches
-	// (23, 41: 7/2*2.0 is 6, computed exactly; 42: a negative literal).
-	mustBeIn := map[int]Op{23: Const, 27: Arith, 34: Arith, 38: DropAssign, 41: Const, 42: Const}
+	// (23, 41: 7/2*2.0 is 6, computed exactly; 42: a negative literal);
+	// and a constant every use takes as a plain value, made a variable
+	// set at the start (10).
+	mustBeIn := map[int]Op{10: Const, 23: Const, 27: Arith, 34: Arith, 38: DropAssign, 41: Const, 42: Const}
 	in := map[int]bool{}
 	for i, m := range ms {
+		// Switched at the start (a variable's value), so never judged
+		// on a judging server, which switches per run.
+		if plan.of[i] != nil && plan.atInit[i] != (m.Func == "") {
+			t.Errorf("%s %s (in function %q): switched at the program's start %v", m.Pos(), m.Describe(), m.Func, plan.atInit[i])
+		}
 		if op, ok := mustBeAlone[m.Line]; ok && op == m.Op && plan.of[i] != nil {
 			t.Errorf("%s %s is in a schema; it must be built alone", m.Pos(), m.Describe())
 		}
