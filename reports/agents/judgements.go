@@ -79,6 +79,7 @@ type Agent struct {
 var Agents = []Agent{
 	{"claude-code", "[Claude Code](https://docs.claude.com/en/docs/claude-code)", false},
 	{"codex", "[Codex CLI](https://github.com/openai/codex)", true},
+	{"gemini-cli", "[Gemini CLI](https://github.com/google-gemini/gemini-cli)", true},
 }
 
 // Package is a profile's pinned package.
