@@ -230,6 +230,11 @@ mutation-compare:
 # its time limit, a conformtest child missed its 5 s margin).
 TEST_JOBS ?= 3
 .PHONY: test-steps test-mutants test-mutants-steps
+# -trimpath: make test's builds name files by module path, not by the
+# clone's folder, so the build cache serves a fresh clone at any path (a
+# clone's first make test compiled every package again, with and without
+# -race: 6 min 56 s against 4 min 40 s; issue 25).
+test: export GOFLAGS := -trimpath $(GOFLAGS)
 test:
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-steps
 test-steps: unit e2e suite plugin vet python-test report-check

@@ -3,9 +3,9 @@ package bundle_test
 import (
 	"context"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
 
@@ -29,8 +29,11 @@ func TestNaiveBundlesReplay(t *testing.T) {
 	if err != nil {
 		t.Skip("python3 not installed")
 	}
-	_, file, _, _ := runtime.Caller(0)
-	naive := adapter.Subprocess{Argv: []string{py, filepath.Join(filepath.Dir(file), "..", "..", "examples", "naive-kernel-python", "kernel.py")}, StderrKept: 1 << 20}
+	wd, err := os.Getwd() // the package's folder (runtime.Caller's name is module-relative under -trimpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	naive := adapter.Subprocess{Argv: []string{py, filepath.Join(wd, "..", "..", "examples", "naive-kernel-python", "kernel.py")}, StderrKept: 1 << 20}
 	dir := t.TempDir()
 	w := &bundle.Writer{Dir: dir, Versions: bundle.Versions{Version: runner.Version, Protocol: wire.Version, CatalogVersion: 1},
 		CommandLine: "go test", Run: bundle.RunSettings{ScenarioTimeoutMS: 20000, TimeoutMultiplier: 1}}

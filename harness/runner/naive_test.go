@@ -2,9 +2,9 @@ package runner
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
 
@@ -13,9 +13,15 @@ import (
 	"github.com/agentconform/conform/internal/testrace"
 )
 
+// repoRoot is the repository's root: go test runs a package's tests in
+// its folder (not runtime.Caller's file name, which -trimpath makes
+// module-relative).
 func repoRoot(t *testing.T) string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(wd, "..", "..")
 }
 
 // The naive Python kernel proves the protocol is language-neutral: it runs a
