@@ -108,6 +108,9 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 		what = append(what, "sent what its dialect does not allow: "+strings.Join(problems, "; "))
 	}
 	res, ok := r.result(out.lines())
+	if st := pr.Result.exitStatus(status); !ok && why == "" && st != "" {
+		res, ok = wire.RunSessionResult{SessionID: r.p.SessionID, Status: st}, true
+	}
 	if !ok && why == "" {
 		what = append(what, fmt.Sprintf("exited (%s) without its result line (%s)", status, describe(pr.Result.Line)))
 	}

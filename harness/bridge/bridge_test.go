@@ -279,6 +279,9 @@ func TestProfileCheck(t *testing.T) {
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Files: map[string]string{"/etc/passwd": ""}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, NotTurns: []NotTurn{{Match: "sometimes", Answer: "x"}}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Result: Result{StatusMap: map[string]string{"success": "complete"}}},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Result: Result{ExitStatusMap: map[string]string{"53": "turn_limit"}}},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Result: Result{ExitStatusMap: map[string]string{"053": "error_max_turns"}}},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Result: Result{ExitStatusMap: map[string]string{"256": "error_max_turns"}}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Glue: []wire.GlueNote{{Requirement: "TA-2", Reason: "x"}}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Glue: []wire.GlueNote{{Requirement: "TA-02"}}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Daemons: []Daemon{{Match: "hub"}}},
@@ -304,6 +307,35 @@ func TestUnmappedStatusIsAnErrorOfTheBridge(t *testing.T) {
 		if s.Status != report.Error || !strings.Contains(s.Failure, `status "completed" in its result line, which the profile's status_map does not map`) {
 			t.Errorf("%s: %s %q, want an error naming the unmapped status", s.Name, s.Status, s.Failure)
 		}
+	}
+}
+
+// An exit status the profile maps (an agent's documented exit at a bound,
+// as Qwen Code's 53) ends the session with that status, and what the agent
+// did is judged; unmapped, the same exit is an error of the bridge naming
+// it, never a verdict on the agent.
+func TestMappedExitStatusEndsTheSession(t *testing.T) {
+	testrace.SkipUnderRace(t) // agent runs: make e2e (see TestAgentsOfEveryDialectRunThroughTheBridge)
+	t.Parallel()
+	p := profile(t, "anthropic", "--misbehave", "exit-at-limit")
+	r := suite(t, p, "@TA-01")
+	for _, s := range r.Scenarios {
+		if s.Status != report.Error || !strings.Contains(s.Failure, "exited (status 53) without its result line") {
+			t.Errorf("unmapped: %s: %s %q, want an error naming the exit", s.Name, s.Status, s.Failure)
+		}
+	}
+	p = profile(t, "anthropic", "--misbehave", "exit-at-limit")
+	p.Result.ExitStatusMap = map[string]string{"53": wire.StatusErrorMaxTurns}
+	r = suite(t, p, "@TA-10") // its scenarios check how the session ended
+	named := false
+	for _, s := range r.Scenarios {
+		if s.Status == report.Error {
+			t.Errorf("mapped: %s: error %q, want the session to end %q", s.Name, s.Failure, wire.StatusErrorMaxTurns)
+		}
+		named = named || strings.Contains(s.Failure, wire.StatusErrorMaxTurns)
+	}
+	if !named {
+		t.Errorf("no verdict names the session's end %q: the mapped status did not reach the checks", wire.StatusErrorMaxTurns)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -158,6 +159,23 @@ type Result struct {
 	InputTokensField  string `json:"input_tokens_field,omitempty"`
 	OutputTokensField string `json:"output_tokens_field,omitempty"`
 	CostField         string `json:"cost_field,omitempty"`
+	// ExitStatusMap maps an exit status (its number) onto the status the
+	// session ends with when the agent exits without its result line: an
+	// agent that documents an exit status for a bound (Qwen Code's 53,
+	// FatalTurnLimitedError, at --max-session-turns) ends the session with
+	// that bound, and what it did before is judged, instead of an error of
+	// the bridge. An exit status it does not map stays such an error.
+	ExitStatusMap map[string]string `json:"exit_status_map,omitempty"`
+}
+
+// exitStatus is the status ExitStatusMap gives the agent's exit status
+// ("status 53", exitText), or "".
+func (rs Result) exitStatus(exit string) string {
+	code, ok := strings.CutPrefix(exit, "status ")
+	if !ok {
+		return "" // killed by a signal
+	}
+	return rs.ExitStatusMap[code]
 }
 
 // endStatuses are the statuses a session ends with (PROTOCOL.md): what a
@@ -259,6 +277,14 @@ func (p *Profile) Check() error {
 	for k, v := range p.Result.StatusMap {
 		if !slices.Contains(endStatuses, v) {
 			return fmt.Errorf("result.status_map %q: %q is not a status a session ends with (%s)", k, v, strings.Join(endStatuses, ", "))
+		}
+	}
+	for k, v := range p.Result.ExitStatusMap {
+		if n, err := strconv.Atoi(k); err != nil || n < 0 || n > 255 || strconv.Itoa(n) != k {
+			return fmt.Errorf("result.exit_status_map %q: not an exit status (0-255)", k)
+		}
+		if !slices.Contains(endStatuses, v) {
+			return fmt.Errorf("result.exit_status_map %q: %q is not a status a session ends with (%s)", k, v, strings.Join(endStatuses, ", "))
 		}
 	}
 	if err := (otlp.Mapping{Roles: p.SpanRoles}).Check(); err != nil {

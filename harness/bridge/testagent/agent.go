@@ -18,7 +18,7 @@ import (
 )
 
 // Misbehaviours --misbehave knows.
-var Misbehaviours = []string{"bad-request", "half-request", "hang", "exit-early", "fork-helper", "daemon", "flood", "no-mcp", "half-line", "leak-state"}
+var Misbehaviours = []string{"bad-request", "half-request", "hang", "exit-early", "fork-helper", "daemon", "flood", "no-mcp", "half-line", "leak-state", "exit-at-limit"}
 
 type config struct {
 	dialect, baseURL, mcpURL, prompt, model, misbehave string
@@ -49,7 +49,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx := context.Background()
 	switch c.misbehave {
-	case "", "no-mcp":
+	case "", "no-mcp", "exit-at-limit":
 	case "bad-request":
 		return badRequest(c, stdout, stderr)
 	case "half-request":
@@ -132,6 +132,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	res := loop(ctx, c, m, sess, tools, stderr)
+	if c.misbehave == "exit-at-limit" {
+		// As Qwen Code at --max-session-turns: a documented exit status,
+		// no result line.
+		fmt.Fprintln(stderr, "test-agent: turn limit reached, exiting with status 53, as asked")
+		return 53
+	}
 	b, _ := json.Marshal(res)
 	fmt.Fprintln(stdout, string(b))
 	return 0
