@@ -466,6 +466,9 @@ func (s *Scenario) sessionEndPayloadStatus() error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
+	if why := s.hookPointUnseen(wire.PointSessionEnd); why != "" {
+		return glueNotReached(why)
+	}
 	d := s.dispatchesAt(wire.PointSessionEnd)
 	if len(d) == 0 {
 		return fmt.Errorf("no session-end dispatch was recorded")

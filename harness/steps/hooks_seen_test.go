@@ -29,6 +29,7 @@ func TestHookChecksNotReachedWhereTheBridgeSeesNoHook(t *testing.T) {
 		"post-tool-call saw, no hooks wired": unwired.postToolCallSaw("read"),
 		"none dispatched, point not relayed": wired.pointsNeverDispatched(`"pre-model-call"`),
 		"dispatched once, point not relayed": wired.dispatchedOnce(wire.PointPreModelCall, ""),
+		"session-end status, no hooks wired": unwired.sessionEndPayloadStatus(),
 	} {
 		if !errors.As(err, &nr) || !isGlue(err) {
 			t.Errorf("%s: %v, want not reached, labelled glue", name, err)
@@ -38,6 +39,8 @@ func TestHookChecksNotReachedWhereTheBridgeSeesNoHook(t *testing.T) {
 		"dispatched once, relayed point":                              wired.dispatchedOnce(wire.PointSessionEnd, ""),
 		"dispatched once, a wire kernel":                              kernel.dispatchedOnce(wire.PointSessionEnd, ""),
 		"dispatched once, a wire kernel declaring bridge.hook_points": pretender.dispatchedOnce(wire.PointSessionEnd, ""),
+		"session-end status, relayed point":                           wired.sessionEndPayloadStatus(),
+		"session-end status, a wire kernel":                           kernel.sessionEndPayloadStatus(),
 	} {
 		if err == nil || errors.As(err, &nr) {
 			t.Errorf("%s: %v, want a failure (nothing was dispatched)", name, err)
