@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -186,10 +187,16 @@ func (r *run) dispatch(ctx context.Context, ev hookrelay.Event) (hookrelay.Decis
 	if ev.Point == wire.PointSessionStart || ev.Point == wire.PointSessionEnd {
 		turn = ""
 	}
-	out, err := s.Dispatch(ctx, turn, p)
+	return decisionOf(s.Dispatch(ctx, turn, p))
+}
+
+// decisionOf is what the relay tells the agent of the chain's outcome.
+func decisionOf(out kernelkit.Outcome, err error) (hookrelay.Decision, error) {
 	if err != nil {
-		if _, ok := err.(*kernelkit.HookAbort); ok {
-			return hookrelay.Decision{Outcome: hookrelay.Failed, Reason: err.Error()}, nil
+		if abort := (*kernelkit.HookAbort)(nil); errors.As(err, &abort) {
+			// The chain is the bridge's (one relay entry per point): its
+			// abort ends the turn, as the kernel's own would.
+			return hookrelay.Decision{Outcome: hookrelay.Abort, Reason: err.Error()}, nil
 		}
 		return hookrelay.Decision{}, err
 	}

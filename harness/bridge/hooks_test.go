@@ -1,13 +1,19 @@
 package bridge
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/agentconform/conform/harness/bridge/hookrelay"
+	"github.com/agentconform/conform/kernelkit"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -94,5 +100,34 @@ func TestInfoDeclaresTheHookPointsSeen(t *testing.T) {
 	}
 	if pts := relayedPoints("claude-code"); !slices.Contains(pts, wire.PointSessionEnd) || slices.Contains(pts, wire.PointPreModelCall) {
 		t.Errorf("claude-code's relayed points %v: want session-end among them, and no pre-model-call (no agent event carries a model request)", pts)
+	}
+}
+
+// The bridge fans a point out to its chain; the agent is told what the
+// chain decided. A transform's failure aborts the chain and the turn
+// (§7.2), so the agent is told to stop, not that a hook failed (which all
+// three agents take as "go on"): Gemini CLI went on after such a failure
+// at BeforeTool (HD-03, HD-09 in reports/agents/gemini-cli.json).
+func TestChainOutcomeToldToTheAgent(t *testing.T) {
+	abort := &kernelkit.HookAbort{Point: wire.PointPreToolCall, Subscriber: "T", Category: "TRANSFORM_FAILED", Err: errors.New("boom")}
+	cases := []struct {
+		name string
+		out  kernelkit.Outcome
+		err  error
+		want hookrelay.Decision
+	}{
+		{"allowed", kernelkit.Outcome{}, nil, hookrelay.Decision{Outcome: hookrelay.Allow}},
+		{"vetoed", kernelkit.Outcome{Denied: true, By: "V", Reason: "no"}, nil, hookrelay.Decision{Outcome: hookrelay.Deny, Reason: "denied by V: no"}},
+		{"transform failed", kernelkit.Outcome{}, abort, hookrelay.Decision{Outcome: hookrelay.Abort, Reason: abort.Error()}},
+		{"wrapped abort", kernelkit.Outcome{}, fmt.Errorf("dispatch: %w", abort), hookrelay.Decision{Outcome: hookrelay.Abort, Reason: "dispatch: " + abort.Error()}},
+	}
+	for _, c := range cases {
+		got, err := decisionOf(c.out, c.err)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: got %+v, %v; want %+v", c.name, got, err, c.want)
+		}
+	}
+	if _, err := decisionOf(kernelkit.Outcome{}, context.Canceled); !errors.Is(err, context.Canceled) {
+		t.Errorf("a dispatch that could not be had must stay an error (the relay's failure policy), got %v", err)
 	}
 }

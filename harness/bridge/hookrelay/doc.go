@@ -32,6 +32,10 @@
 //     relay exits 1 with the reason on stderr, which all three agents treat
 //     as a failing hook that does not block (their documented non-blocking
 //     error), so how the agent handles a failing hook is its own behaviour.
+//   - The chain the kernel dispatched for the point aborted the turn
+//     (Outcome Abort): the relay prints "continue": false with the reason,
+//     denying the call too at an event that gates one, so the agent stops
+//     as the kernel's own turn would.
 //   - The kernel could not be reached, timed out or answered with an HTTP
 //     error: the bridge itself is broken, and the relay fails CLOSED at an
 //     event that gates an action (PreToolUse, UserPromptSubmit,

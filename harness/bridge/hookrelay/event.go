@@ -49,11 +49,15 @@ const (
 	Changed = "changed"
 	// Failed: the subscriber failed; the agent is told its hook failed.
 	Failed = "failed"
+	// Abort: the chain the kernel dispatched for the point aborted the
+	// turn (a failing transform, PROTOCOL.md §7.2); the agent is told to
+	// stop, which its hook output can say (continue false).
+	Abort = "abort"
 )
 
 // Decision is the kernel's answer to one Event.
 type Decision struct {
-	// Outcome is Allow (also when empty), Deny, Changed or Failed.
+	// Outcome is Allow (also when empty), Deny, Changed, Failed or Abort.
 	Outcome string `json:"outcome,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	// Payload is, for Changed, the new tool input (pre-tool-call) or the

@@ -28,8 +28,11 @@ const defaultDenyReason = "denied by a conform hook subscriber"
 
 // Format renders a Decision for the agent's event.
 func Format(agent, event string, d Decision) Output {
-	if d.Outcome == Failed {
+	switch d.Outcome {
+	case Failed:
 		return Output{Stderr: orDefault(d.Reason, "a conform hook subscriber failed"), Code: exitFailed}
+	case Abort:
+		return formatAbort(agent, event, d)
 	}
 	if agent == AgentGemini {
 		return formatGemini(event, d)
@@ -153,6 +156,25 @@ func formatGemini(event string, d Decision) Output {
 		return out
 	}
 	return allow()
+}
+
+// formatAbort tells the agent to stop: "continue": false with a
+// stopReason, which Claude Code (hooks reference, "Common JSON fields"),
+// Codex (codex-rs/hooks/schema/generated/*.command.output.schema.json) and
+// Gemini CLI (docs/hooks/reference.md; hook-utils.ts stops the agent) all
+// read at every event. At an event that gates a call the call is denied
+// too, so it cannot run before the agent stops. A failed hook's exit 1
+// would tell all three the opposite: a non-blocking error, go on.
+func formatAbort(agent, event string, d Decision) Output {
+	reason := orDefault(d.Reason, "a conform hook chain aborted the turn")
+	out := obj{"continue": false, "stopReason": reason}
+	switch {
+	case agent == AgentGemini && event == "BeforeTool":
+		out["decision"], out["reason"] = "deny", reason
+	case agent != AgentGemini && event == "PreToolUse":
+		out["hookSpecificOutput"] = obj{"hookEventName": event, "permissionDecision": "deny", "permissionDecisionReason": reason}
+	}
+	return jsonOut(out)
 }
 
 // payloadText is a JSON string's text, any other JSON as written.

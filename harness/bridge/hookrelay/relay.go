@@ -114,7 +114,7 @@ func forward(url string, deadline time.Time, timeout time.Duration, env envelope
 		return Decision{}, fmt.Errorf("the agent kernel's answer is not a decision: %v", err)
 	}
 	switch d.Outcome {
-	case "", Allow, Deny, Changed, Failed:
+	case "", Allow, Deny, Changed, Failed, Abort:
 	default:
 		return Decision{}, fmt.Errorf("the agent kernel answered an unknown outcome %q", d.Outcome)
 	}

@@ -67,6 +67,14 @@ func TestRelayCarriesEventAndDecision(t *testing.T) {
 		{"gemini session start context", AgentGemini, "SessionStart", `{"source":"startup"}`, Decision{Context: "be brief"}, 0,
 			`{"hookSpecificOutput":{"additionalContext":"be brief"}}`, wire.PointSessionStart},
 		{"subscriber failed", AgentClaudeCode, "PreToolUse", preToolStdin, Decision{Outcome: Failed, Reason: "scripted subscriber error"}, 1, ``, wire.PointPreToolCall},
+		{"claude chain aborted at pre-tool", AgentClaudeCode, "PreToolUse", preToolStdin, Decision{Outcome: Abort, Reason: "T failed"}, 0,
+			`{"continue":false,"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"T failed"},"stopReason":"T failed"}`, wire.PointPreToolCall},
+		{"codex chain aborted at post-tool", AgentCodex, "PostToolUse", `{"tool_name":"mcp__conform__read","tool_input":{},"tool_response":"abc"}`, Decision{Outcome: Abort, Reason: "T failed"}, 0,
+			`{"continue":false,"stopReason":"T failed"}`, wire.PointPostToolCall},
+		{"gemini chain aborted at before-tool", AgentGemini, "BeforeTool", `{"tool_name":"mcp__conform__write","tool_input":{"path":"c.txt"}}`, Decision{Outcome: Abort, Reason: "T failed"}, 0,
+			`{"continue":false,"decision":"deny","reason":"T failed","stopReason":"T failed"}`, wire.PointPreToolCall},
+		{"gemini chain aborted at after-tool", AgentGemini, "AfterTool", `{"tool_name":"mcp__conform__read","tool_input":{},"tool_response":"abc"}`, Decision{Outcome: Abort}, 0,
+			`{"continue":false,"stopReason":"a conform hook chain aborted the turn"}`, wire.PointPostToolCall},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
