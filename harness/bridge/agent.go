@@ -194,18 +194,19 @@ func (r *run) prepare() (map[string]string, error) {
 		model = r.p.Config.Model.Name
 	}
 	vars := map[string]string{
-		"{instruction}":  r.p.Prompt,
-		"{model}":        model,
-		"{base_url}":     r.modelURL,
-		"{mcp_url}":      r.auxURL + "/mcp",
-		"{hook_url}":     r.auxURL + "/hooks",
-		"{otlp_url}":     r.auxURL,
-		"{home}":         filepath.Join(r.dir, "home"),
-		"{workdir}":      filepath.Join(r.dir, "work"),
-		"{mcp_config}":   filepath.Join(r.dir, "mcp.json"),
-		"{hooks_config}": filepath.Join(r.dir, "hooks.json"),
-		"{conform}":      r.k.Conform,
-		"{max_turns}":    "",
+		"{instruction}":   r.p.Prompt,
+		"{model}":         model,
+		"{base_url}":      r.modelURL,
+		"{mcp_url}":       r.auxURL + "/mcp",
+		"{hook_url}":      r.auxURL + "/hooks",
+		"{otlp_url}":      r.auxURL,
+		"{home}":          filepath.Join(r.dir, "home"),
+		"{workdir}":       filepath.Join(r.dir, "work"),
+		"{mcp_config}":    filepath.Join(r.dir, "mcp.json"),
+		"{hooks_config}":  filepath.Join(r.dir, "hooks.json"),
+		"{mcp_extension}": filepath.Join(r.dir, "extensions", pr.MCPExtension+".ts"),
+		"{conform}":       r.k.Conform,
+		"{max_turns}":     "",
 		// An agent that counts its closing turn among its steps (opencode)
 		// is told one more than the ordinary turns the session allows.
 		"{max_turns_plus_one}": "",
@@ -230,6 +231,15 @@ func (r *run) prepare() (map[string]string, error) {
 	}
 	if pr.HooksConfig != "" {
 		if err := write(vars["{hooks_config}"], pr.HooksConfig); err != nil {
+			return nil, err
+		}
+	}
+	if pr.MCPExtension != "" {
+		src, err := extension(pr.MCPExtension)
+		if err != nil {
+			return nil, err
+		}
+		if err := write(vars["{mcp_extension}"], src); err != nil {
 			return nil, err
 		}
 	}
@@ -386,11 +396,23 @@ func dig(m map[string]any, path string) any {
 	}
 	var v any = m
 	for _, k := range strings.Split(path, ".") {
-		mm, ok := v.(map[string]any)
-		if !ok {
+		switch c := v.(type) {
+		case map[string]any:
+			v = c[k]
+		case []any:
+			// An index into an array; a negative one counts from its end
+			// (pi's agent_end holds every message: messages.-1 is the last).
+			i, err := strconv.Atoi(k)
+			if i < 0 {
+				i += len(c)
+			}
+			if err != nil || i < 0 || i >= len(c) {
+				return nil
+			}
+			v = c[i]
+		default:
 			return nil
 		}
-		v = mm[k]
 	}
 	return v
 }

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -288,6 +289,8 @@ func TestProfileCheck(t *testing.T) {
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, SpanRoles: []otlp.RoleRule{{Name: "x", Role: "wizard"}}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Hooks: "cline"},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Hooks: "opencode"},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a", "-e", "{mcp_extension}"}},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, MCPExtension: "cline"},
 	} {
 		if err := bad.Check(); err == nil {
 			t.Errorf("%+v: want an error", bad)
@@ -371,5 +374,49 @@ func TestIsolationProof(t *testing.T) {
 	}
 	if got := strings.TrimSpace(string(out)); got != "netns: interfaces lo" {
 		t.Fatalf("inside the namespace: %q", got)
+	}
+}
+
+// A result field is a dotted path; a segment into an array is an index,
+// counted from the end when negative (pi's agent_end line holds every
+// message of the run, the final answer last).
+func TestResultFieldPaths(t *testing.T) {
+	var line map[string]any
+	if err := json.Unmarshal([]byte(`{"type":"agent_end","messages":[{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":[{"type":"text","text":"The answer is 42."}]}],"usage":{"in":3}}`), &line); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]any{
+		"messages.-1.content.0.text": "The answer is 42.",
+		"messages.0.role":            "user",
+		"usage.in":                   float64(3),
+		"messages.2.role":            nil,
+		"messages.-3.role":           nil,
+		"messages.x.role":            nil,
+		"type.0":                     nil,
+		"":                           nil,
+	} {
+		if got := dig(line, path); got != want {
+			t.Errorf("dig(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
+
+// A profile's mcp_extension is written into the scratch folder as
+// {mcp_extension}, pointed at the session's MCP server; the extension's
+// own template literals are left alone.
+func TestMCPExtensionIsWritten(t *testing.T) {
+	r := &run{k: &Kernel{Profile: &Profile{Name: "pi", Dialect: "openai-chat", MCPExtension: "pi", Command: []string{"pi", "-e", "{mcp_extension}"}}}, dir: t.TempDir(), auxURL: "http://127.0.0.1:9"}
+	vars, err := r.prepare()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(vars["{mcp_extension}"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`const MCP_URL = "http://127.0.0.1:9/mcp";`, "conform MCP ${method}", `const PREFIX = "conform__";`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the written extension lacks %q", want)
+		}
 	}
 }

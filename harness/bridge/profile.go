@@ -44,6 +44,10 @@ type Profile struct {
 	MCPConfig string `json:"mcp_config,omitempty"`
 	// HooksConfig is the content of {hooks_config}; empty: none.
 	HooksConfig string `json:"hooks_config,omitempty"`
+	// MCPExtension names an MCP client the bridge writes as
+	// {mcp_extension} for an agent that has none but loads extension files
+	// (extensions/NAME.ts: "pi"); the agent is told to load it in Command.
+	MCPExtension string `json:"mcp_extension,omitempty"`
 	// MCPServerName names the MCP server to the agent (default "conform");
 	// ToolPrefix is how the agent names its tools (default
 	// "mcp__conform__"): a tool offered without it is the agent's own.
@@ -188,7 +192,7 @@ var requirementID = regexp.MustCompile(`^[A-Z]{2}-[0-9]{2}$`)
 
 var placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
 
-var known = []string{"{instruction}", "{max_turns}", "{mcp_config}", "{hooks_config}", "{model}", "{base_url}", "{mcp_url}", "{home}", "{workdir}", "{conform}", "{bin}", "{hook_url}", "{otlp_url}", "{max_turns_plus_one}"}
+var known = []string{"{instruction}", "{max_turns}", "{mcp_config}", "{hooks_config}", "{model}", "{base_url}", "{mcp_url}", "{home}", "{workdir}", "{conform}", "{bin}", "{hook_url}", "{otlp_url}", "{max_turns_plus_one}", "{mcp_extension}"}
 
 // LoadProfile reads and checks a profile file (JSON).
 func LoadProfile(path string) (*Profile, error) {
@@ -218,6 +222,13 @@ func (p *Profile) Check() error {
 	}
 	if len(p.Command) == 0 {
 		return fmt.Errorf("command is empty")
+	}
+	if p.MCPExtension != "" {
+		if _, err := extension(p.MCPExtension); err != nil {
+			return err
+		}
+	} else if slices.ContainsFunc(p.Command, func(a string) bool { return strings.Contains(a, "{mcp_extension}") }) {
+		return fmt.Errorf("command names {mcp_extension}, the profile names no mcp_extension")
 	}
 	if p.Isolation != "" && p.Isolation != "netns" {
 		return fmt.Errorf("isolation %q: only netns is known", p.Isolation)
