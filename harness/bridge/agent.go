@@ -239,6 +239,9 @@ func (r *run) prepare() (map[string]string, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The extension relays the agent's hooks only where the profile
+		// says the bridge reaches them ({hooks}: its own placeholder).
+		src = strings.ReplaceAll(src, "{hooks}", pr.Hooks)
 		if err := write(vars["{mcp_extension}"], src); err != nil {
 			return nil, err
 		}

@@ -291,6 +291,7 @@ func TestProfileCheck(t *testing.T) {
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Hooks: "opencode"},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a", "-e", "{mcp_extension}"}},
 		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, MCPExtension: "cline"},
+		{Name: "x", Dialect: "anthropic", Command: []string{"a"}, Hooks: "pi"},
 	} {
 		if err := bad.Check(); err == nil {
 			t.Errorf("%+v: want an error", bad)
@@ -414,9 +415,16 @@ func TestMCPExtensionIsWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`const MCP_URL = "http://127.0.0.1:9/mcp";`, "conform MCP ${method}", `const PREFIX = "conform__";`} {
+	for _, want := range []string{`const MCP_URL = "http://127.0.0.1:9/mcp";`, "conform MCP ${method}", `const PREFIX = "conform__";`, `const HOOK_URL = "http://127.0.0.1:9/hooks";`, `const RELAY_HOOKS = "" === "pi";`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the written extension lacks %q", want)
 		}
+	}
+	r.k.Profile.Hooks = "pi"
+	if vars, err = r.prepare(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(vars["{mcp_extension}"]); !strings.Contains(string(b), `const RELAY_HOOKS = "pi" === "pi";`) {
+		t.Errorf("with hooks pi the extension does not relay them")
 	}
 }

@@ -67,7 +67,7 @@ func relayedPoints(agent string) []string {
 }
 
 // hookFormats are the agents whose hook configuration the bridge writes.
-var hookFormats = []string{hookrelay.AgentClaudeCode, hookrelay.AgentCodex, hookrelay.AgentGemini}
+var hookFormats = []string{hookrelay.AgentClaudeCode, hookrelay.AgentCodex, hookrelay.AgentGemini, hookrelay.AgentPi}
 
 // writeHooks writes the agent's hook configuration: the {hooks_config}
 // settings file (Claude Code), ~/.codex/hooks.json (Codex) or the "hooks"
@@ -108,6 +108,10 @@ func (r *run) writeHooks(vars map[string]string) error {
 			m["hooks"] = h
 			return err
 		})
+	case hookrelay.AgentPi:
+		// The bridge's pi extension posts every hook event itself (a point
+		// without subscribers is answered at once, dispatching nothing).
+		return nil
 	default:
 		return fmt.Errorf("hooks %q: the bridge writes hook configurations for %s", r.k.Profile.Hooks, strings.Join(hookFormats, ", "))
 	}

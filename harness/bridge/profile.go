@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentconform/conform/harness/bridge/dialect"
+	"github.com/agentconform/conform/harness/bridge/hookrelay"
 	"github.com/agentconform/conform/harness/bridge/otlp"
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -274,6 +275,9 @@ func (p *Profile) Check() error {
 	all["mcp_config"], all["hooks_config"] = p.MCPConfig, p.HooksConfig
 	if p.Hooks != "" && !slices.Contains(hookFormats, p.Hooks) {
 		return fmt.Errorf("hooks %q: the bridge writes hook configurations for %s", p.Hooks, strings.Join(hookFormats, ", "))
+	}
+	if p.Hooks == hookrelay.AgentPi && p.MCPExtension != "pi" {
+		return fmt.Errorf("hooks %q: pi's hooks are relayed by the bridge's pi extension, which the profile does not load (mcp_extension)", p.Hooks)
 	}
 	for k, v := range all {
 		if err := check(k, v); err != nil {

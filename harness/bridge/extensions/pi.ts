@@ -6,6 +6,13 @@
 // pi tool named conform__NAME whose execute calls it. It is glue, not pi:
 // how pi schedules, validates and reports those calls is pi's own.
 //
+// With the profile's hooks "pi" it also relays pi's hook system, its
+// extension events (session_start, tool_call, tool_result,
+// session_shutdown), to the bridge's hook endpoint {hook_url}, and does
+// what the chain decided through pi's own means: a deny blocks the call
+// (tool_call) or replaces its result (tool_result), an abort also aborts
+// the run.
+//
 // Hand-written rather than the MCP TypeScript SDK: the extension runs from
 // the scratch folder, where no npm package can be installed offline, and
 // it needs four requests of the protocol.
@@ -13,6 +20,8 @@
 const MCP_URL = "{mcp_url}";
 const PREFIX = "conform__";
 const PROTOCOL = "2025-06-18";
+const HOOK_URL = "{hook_url}";
+const RELAY_HOOKS = "{hooks}" === "pi";
 
 let sessionID: string | undefined = undefined;
 let nextID = 1;
@@ -75,7 +84,64 @@ function events(sse: string): any[] {
 	return out;
 }
 
+// relay posts one hook event as the relay command would (hookrelay's
+// envelope) and returns the chain's decision. A relay that cannot be had
+// fails closed at tool_call, which gates a call, and open elsewhere, as
+// the relay command does.
+async function relay(event: string, input: Record<string, unknown>): Promise<{ outcome?: string; reason?: string }> {
+	try {
+		const res = await fetch(HOOK_URL, {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: JSON.stringify({ agent: "pi", event: event, input: input }),
+		});
+		const text = await res.text();
+		if (!res.ok) {
+			throw new Error(`HTTP ${res.status}: ${text.slice(0, 500)}`);
+		}
+		return JSON.parse(text);
+	} catch (err) {
+		const reason = `conform hook relay: ${err instanceof Error ? err.message : String(err)}`;
+		return event === "tool_call" ? { outcome: "deny", reason: reason + " (failing closed: tool_call is blocked)" } : { outcome: "allow", reason: reason };
+	}
+}
+
+function relayHooks(pi: any) {
+	pi.on("session_start", async () => {
+		await relay("session_start", {});
+	});
+	pi.on("session_shutdown", async () => {
+		await relay("session_shutdown", {});
+	});
+	pi.on("tool_call", async (event: any, ctx: any) => {
+		const d = await relay("tool_call", { tool_name: event.toolName, tool_use_id: event.toolCallId, tool_input: event.input });
+		switch (d.outcome) {
+			case "deny":
+				return { block: true, reason: d.reason || "denied by a conform hook subscriber" };
+			case "abort":
+				ctx.abort();
+				return { block: true, reason: d.reason || "a conform hook chain aborted the turn" };
+		}
+		return undefined;
+	});
+	pi.on("tool_result", async (event: any, ctx: any) => {
+		const text = (event.content ?? []).map((c: any) => (c.type === "text" ? c.text : JSON.stringify(c))).join("\n");
+		const d = await relay("tool_result", { tool_name: event.toolName, tool_use_id: event.toolCallId, tool_input: event.input, tool_response: text });
+		switch (d.outcome) {
+			case "deny":
+				return { content: [{ type: "text", text: d.reason || "denied by a conform hook subscriber" }], isError: true };
+			case "abort":
+				ctx.abort();
+				return { content: [{ type: "text", text: d.reason || "a conform hook chain aborted the turn" }], isError: true };
+		}
+		return undefined;
+	});
+}
+
 export default async function (pi: any) {
+	if (RELAY_HOOKS) {
+		relayHooks(pi);
+	}
 	await rpc("initialize", { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "conform-pi-mcp", version: "1" } });
 	await notify("notifications/initialized", {});
 	const tools: any[] = [];

@@ -12,6 +12,11 @@ const (
 	AgentClaudeCode = "claude-code"
 	AgentCodex      = "codex"
 	AgentGemini     = "gemini-cli"
+	// AgentPi's hooks are its extension events, which the bridge's own pi
+	// extension (harness/bridge/extensions/pi.ts) posts to the relay's
+	// endpoint directly, in the shape the others' stdin has, and answers
+	// from the Decision itself: no relay command, no format.
+	AgentPi = "pi"
 )
 
 // Event is one hook event of the agent, as the kernel's Dispatcher sees it.
@@ -107,6 +112,12 @@ var Mappings = func() []Mapping {
 		Mapping{AgentGemini, "AfterTool", wire.PointPostToolCall, true, false, ""},
 		Mapping{AgentGemini, "AfterAgent", "", false, false, "end of the agent's turn; no spec point"},
 		Mapping{AgentGemini, "SessionEnd", wire.PointSessionEnd, false, false, "best effort: the CLI does not wait for it"},
+		// pi: docs/extensions.md of @mariozechner/pi-coding-agent; print
+		// mode awaits session_shutdown when it disposes of its runtime.
+		Mapping{AgentPi, "session_start", wire.PointSessionStart, true, false, ""},
+		Mapping{AgentPi, "tool_call", wire.PointPreToolCall, true, true, ""},
+		Mapping{AgentPi, "tool_result", wire.PointPostToolCall, true, false, ""},
+		Mapping{AgentPi, "session_shutdown", wire.PointSessionEnd, true, false, ""},
 	)
 }()
 
@@ -122,7 +133,7 @@ func PointOf(agent, event string) (Mapping, bool) {
 
 // KnownAgent says whether the relay speaks for the agent.
 func KnownAgent(agent string) bool {
-	return agent == AgentClaudeCode || agent == AgentCodex || agent == AgentGemini
+	return agent == AgentClaudeCode || agent == AgentCodex || agent == AgentGemini || agent == AgentPi
 }
 
 // StripMCP returns the MCP tool name inside an agent's tool name for a tool
