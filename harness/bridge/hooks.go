@@ -67,11 +67,12 @@ func relayedPoints(agent string) []string {
 }
 
 // hookFormats are the agents whose hook configuration the bridge writes.
-var hookFormats = []string{hookrelay.AgentClaudeCode, hookrelay.AgentCodex, hookrelay.AgentGemini, hookrelay.AgentPi}
+var hookFormats = []string{hookrelay.AgentClaudeCode, hookrelay.AgentCodex, hookrelay.AgentGemini, hookrelay.AgentQwen, hookrelay.AgentPi}
 
 // writeHooks writes the agent's hook configuration: the {hooks_config}
-// settings file (Claude Code), ~/.codex/hooks.json (Codex) or the "hooks"
-// of ~/.gemini/settings.json (Gemini CLI).
+// settings file (Claude Code), ~/.codex/hooks.json (Codex), the "hooks" of
+// ~/.gemini/settings.json (Gemini CLI) or of ~/.qwen/settings.json (Qwen
+// Code); pi's extension relays its own.
 func (r *run) writeHooks(vars map[string]string) error {
 	evs := r.hookEvents()
 	rl := hookrelay.Relay{Exe: r.k.Conform, URL: r.auxURL + "/hooks", Timeout: 30 * time.Second}
@@ -105,6 +106,16 @@ func (r *run) writeHooks(vars map[string]string) error {
 		path = filepath.Join(vars["{home}"], ".gemini", "settings.json")
 		body, err = mergeSettings(path, func(m map[string]any) error {
 			h, err := hookrelay.GeminiHooks(rl, hookrelay.Hooks(evs...))
+			m["hooks"] = h
+			return err
+		})
+	case hookrelay.AgentQwen:
+		if len(evs) == 0 {
+			return nil
+		}
+		path = filepath.Join(vars["{home}"], ".qwen", "settings.json")
+		body, err = mergeSettings(path, func(m map[string]any) error {
+			h, err := hookrelay.QwenHooks(rl, hookrelay.Hooks(evs...))
 			m["hooks"] = h
 			return err
 		})

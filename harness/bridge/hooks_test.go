@@ -69,6 +69,50 @@ func TestGeminiHooksJoinTheProfilesSettings(t *testing.T) {
 	}
 }
 
+// Qwen Code reads Claude Code's hooks from the "hooks" of its
+// settings.json, which the profile wrote with its MCP server: the relay
+// runs at PreToolUse (a matcher group for every tool) and SessionStart,
+// its timeout in seconds.
+func TestQwenHooksJoinTheProfilesSettings(t *testing.T) {
+	r, vars := hookRun(t, "qwen-code")
+	settings := filepath.Join(vars["{home}"], ".qwen", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"mcpServers": {"conform": {"httpUrl": "x", "trust": true}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.writeHooks(vars); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		MCPServers map[string]any `json:"mcpServers"`
+		Hooks      map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Type, Command string
+				Timeout       float64
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	b, _ := os.ReadFile(settings)
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.MCPServers["conform"] == nil {
+		t.Errorf("the profile's settings were lost: %s", b)
+	}
+	for _, ev := range []string{"PreToolUse", "SessionStart"} {
+		g := got.Hooks[ev]
+		if len(g) != 1 || len(g[0].Hooks) != 1 || !strings.Contains(g[0].Hooks[0].Command, "--agent qwen-code --event "+ev) || g[0].Hooks[0].Timeout != 35 {
+			t.Errorf("hooks[%s] = %+v, want one relay command with a 35 s timeout", ev, g)
+		}
+	}
+	if got.Hooks["PreToolUse"][0].Matcher != "*" || len(got.Hooks) != 2 {
+		t.Errorf("want PreToolUse (matcher *) and SessionStart: %s", b)
+	}
+}
+
 // Codex reads ~/.codex/hooks.json, Claude Code's format under "hooks".
 func TestCodexHooksFile(t *testing.T) {
 	r, vars := hookRun(t, "codex")

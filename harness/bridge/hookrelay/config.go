@@ -138,6 +138,13 @@ func CodexHooksJSON(r Relay, hooks []Hook) ([]byte, error) {
 	return marshal(map[string]any{"hooks": h})
 }
 
+// QwenHooks is the value of "hooks" in Qwen Code's settings.json: Claude
+// Code's format, which Qwen Code reads (hooks/hookRegistry.ts
+// processHooksConfiguration; timeouts in seconds).
+func QwenHooks(r Relay, hooks []Hook) (map[string]any, error) {
+	return r.claudeHooks(AgentQwen, hooks)
+}
+
 // GeminiHooks is the value of "hooks" in Gemini CLI's settings.json:
 // event -> [{matcher, hooks: [{name, type, command, timeout (ms)}]}]
 // (google-gemini/gemini-cli docs/hooks). Gemini's docs also ask, on some

@@ -12,6 +12,10 @@ const (
 	AgentClaudeCode = "claude-code"
 	AgentCodex      = "codex"
 	AgentGemini     = "gemini-cli"
+	// AgentQwen's hooks are Claude Code's, in its settings.json (events,
+	// matcher groups, command hooks, timeouts in seconds, the same output
+	// fields: @qwen-code/qwen-code hooks/hookRunner.ts normalizeOutput).
+	AgentQwen = "qwen-code"
 	// AgentPi's hooks are its extension events, which the bridge's own pi
 	// extension (harness/bridge/extensions/pi.ts) posts to the relay's
 	// endpoint directly, in the shape the others' stdin has, and answers
@@ -103,6 +107,7 @@ var Mappings = func() []Mapping {
 		}
 	}
 	out := append(claudeLike(AgentClaudeCode), claudeLike(AgentCodex)...)
+	out = append(out, claudeLike(AgentQwen)...)
 	return append(out,
 		Mapping{AgentGemini, "SessionStart", wire.PointSessionStart, true, false, ""},
 		Mapping{AgentGemini, "BeforeAgent", wire.PointPreModelCall, false, true, "fires once per user prompt, before planning; it can add context or discard the prompt"},
@@ -133,7 +138,7 @@ func PointOf(agent, event string) (Mapping, bool) {
 
 // KnownAgent says whether the relay speaks for the agent.
 func KnownAgent(agent string) bool {
-	return agent == AgentClaudeCode || agent == AgentCodex || agent == AgentGemini || agent == AgentPi
+	return agent == AgentClaudeCode || agent == AgentCodex || agent == AgentGemini || agent == AgentPi || agent == AgentQwen
 }
 
 // StripMCP returns the MCP tool name inside an agent's tool name for a tool
