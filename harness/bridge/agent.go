@@ -112,7 +112,7 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 		res, ok = wire.RunSessionResult{SessionID: r.p.SessionID, Status: st}, true
 	}
 	if !ok && why == "" {
-		what = append(what, fmt.Sprintf("exited (%s) without its result line (%s)", status, describe(pr.Result.Line)))
+		what = append(what, fmt.Sprintf("exited (%s) without its result line (%s)", status, describeAll(pr.Result.lines())))
 	}
 	if ok && why == "" && res.Status == "" {
 		line, _ := r.resultLine(out.lines())
@@ -372,25 +372,31 @@ func (r *run) result(lines []string) (wire.RunSessionResult, bool) {
 	return res, true
 }
 
-// resultLine is the last line of the agent's stdout that is the profile's
-// result line.
+// resultLine is the last line of the agent's stdout that is one of the
+// profile's result lines.
 func (r *run) resultLine(lines []string) (map[string]any, bool) {
+	rs := r.k.Profile.Result
 	for i := len(lines) - 1; i >= 0; i-- {
 		var m map[string]any
 		if json.Unmarshal([]byte(lines[i]), &m) != nil {
 			continue
 		}
-		match := true
-		for k, v := range r.k.Profile.Result.Line {
-			if fmt.Sprint(m[k]) != v {
-				match = false
+		for _, want := range rs.lines() {
+			if lineMatches(m, want) {
+				return m, true
 			}
-		}
-		if match {
-			return m, true
 		}
 	}
 	return nil, false
+}
+
+func lineMatches(m map[string]any, want map[string]string) bool {
+	for k, v := range want {
+		if fmt.Sprint(m[k]) != v {
+			return false
+		}
+	}
+	return true
 }
 
 func dig(m map[string]any, path string) any {
@@ -429,6 +435,14 @@ func describe(line map[string]string) string {
 		return "any JSON line"
 	}
 	return "a JSON line with " + strings.Join(parts, ", ")
+}
+
+func describeAll(lines []map[string]string) string {
+	var out []string
+	for _, l := range lines {
+		out = append(out, describe(l))
+	}
+	return strings.Join(out, " or ")
 }
 
 func exitText(err error) string {

@@ -428,3 +428,31 @@ func TestMCPExtensionIsWritten(t *testing.T) {
 		t.Errorf("with hooks pi the extension does not relay them")
 	}
 }
+
+// A profile may name more than one line that ends a run: opencode ends a
+// failed run with an error line instead of its step_finish. The last line
+// matching any of them is read; none matching leaves the run without a
+// result (an error of the bridge naming both).
+func TestResultLinesAlternatives(t *testing.T) {
+	r := &run{k: &Kernel{Profile: &Profile{Name: "opencode", Result: Result{
+		Line: map[string]string{"type": "step_finish"}, Lines: []map[string]string{{"type": "error"}},
+		StatusField: "type", StatusMap: map[string]string{"step_finish": "completed", "error": "failed"},
+	}}}}
+	for _, c := range []struct {
+		out  []string
+		want string
+	}{
+		{[]string{`{"type":"step_start"}`, `{"type":"step_finish"}`}, wire.StatusCompleted},
+		{[]string{`{"type":"step_start"}`, `{"type":"error","error":{"name":"APIError"}}`}, wire.StatusFailed},
+		{[]string{`{"type":"error"}`, `{"type":"step_finish"}`, `not json`}, wire.StatusCompleted},
+		{[]string{`{"type":"text"}`}, ""},
+	} {
+		res, ok := r.result(c.out)
+		if ok != (c.want != "") || res.Status != c.want {
+			t.Errorf("%q: status %q (found %v), want %q", c.out, res.Status, ok, c.want)
+		}
+	}
+	if got := describeAll(r.k.Profile.Result.lines()); got != `a JSON line with type="step_finish" or a JSON line with type="error"` {
+		t.Errorf("the missing result is described as %q", got)
+	}
+}

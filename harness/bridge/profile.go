@@ -152,6 +152,10 @@ type NotTurn struct {
 type Result struct {
 	// Line selects the line: a field and its value ({"type":"result"}).
 	Line map[string]string `json:"line,omitempty"`
+	// Lines are more lines that end a run, each read like Line (opencode
+	// ends a run that failed with {"type":"error"} instead of its
+	// step_finish); the last line of stdout that matches any is read.
+	Lines []map[string]string `json:"lines,omitempty"`
 	// StatusField holds the agent's ending; StatusMap maps its values onto
 	// the spec's statuses. A missing or unknown value is an error of the
 	// bridge naming it (the profile's gap), never the agent's "failed".
@@ -171,6 +175,11 @@ type Result struct {
 	// that bound, and what it did before is judged, instead of an error of
 	// the bridge. An exit status it does not map stays such an error.
 	ExitStatusMap map[string]string `json:"exit_status_map,omitempty"`
+}
+
+// lines are Line and Lines.
+func (rs Result) lines() []map[string]string {
+	return append([]map[string]string{rs.Line}, rs.Lines...)
 }
 
 // exitStatus is the status ExitStatusMap gives the agent's exit status
