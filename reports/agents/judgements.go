@@ -80,6 +80,7 @@ var Agents = []Agent{
 	{"claude-code", "[Claude Code](https://docs.claude.com/en/docs/claude-code)", false},
 	{"codex", "[Codex CLI](https://github.com/openai/codex)", true},
 	{"gemini-cli", "[Gemini CLI](https://github.com/google-gemini/gemini-cli)", true},
+	{"opencode", "[opencode](https://github.com/anomalyco/opencode)", true},
 }
 
 // Package is a profile's pinned package.

@@ -17,9 +17,7 @@ import (
 // judged there like a whole run: every failing or erroring requirement of
 // what did run is classed. They stay out of the README's agents table,
 // which compares whole runs.
-var Partial = []Agent{
-	{"opencode", "[opencode](https://github.com/anomalyco/opencode)", true},
-}
+var Partial = []Agent{}
 
 func TestPartialRunsAreJudged(t *testing.T) {
 	sch := judgementSchema(t)
