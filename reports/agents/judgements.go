@@ -81,6 +81,7 @@ var Agents = []Agent{
 	{"codex", "[Codex CLI](https://github.com/openai/codex)", true},
 	{"gemini-cli", "[Gemini CLI](https://github.com/google-gemini/gemini-cli)", true},
 	{"opencode", "[opencode](https://github.com/anomalyco/opencode)", true},
+	{"qwen-code", "[Qwen Code](https://github.com/QwenLM/qwen-code)", true},
 }
 
 // Package is a profile's pinned package.
