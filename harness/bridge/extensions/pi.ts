@@ -157,6 +157,11 @@ export default async function (pi: any) {
 			label: tool.title ?? tool.name,
 			description: tool.description || tool.name,
 			parameters: tool.inputSchema ?? { type: "object" },
+			// MCP's one scheduling hint, in pi's terms: a tool that is not
+			// read-only runs one call at a time (pi's per-tool
+			// executionMode); what pi makes of a reply mixing the two is
+			// its own.
+			executionMode: tool.annotations?.readOnlyHint === true ? "parallel" : "sequential",
 			async execute(_toolCallId: string, params: unknown, signal?: AbortSignal) {
 				const result = await rpc("tools/call", { name: tool.name, arguments: params ?? {} }, signal);
 				const content = (result.content ?? []).map((c: any) => (c.type === "text" ? { type: "text", text: c.text } : { type: "text", text: JSON.stringify(c) }));
