@@ -160,17 +160,24 @@ func formatGemini(event string, d Decision) Output {
 
 // formatAbort tells the agent to stop: "continue": false with a
 // stopReason, which Claude Code (hooks reference, "Common JSON fields"),
-// Codex (codex-rs/hooks/schema/generated/*.command.output.schema.json) and
-// Gemini CLI (docs/hooks/reference.md; hook-utils.ts stops the agent) all
-// read at every event. At an event that gates a call the call is denied
-// too, so it cannot run before the agent stops. A failed hook's exit 1
-// would tell all three the opposite: a non-blocking error, go on.
+// Qwen Code (hookRunner.ts normalizeOutput), Codex
+// (codex-rs/hooks/schema/generated/*.command.output.schema.json) and Gemini
+// CLI (docs/hooks/reference.md; hook-utils.ts stops the agent) read. At an
+// event that gates a call the call is denied too, so it cannot run before
+// the agent stops. Codex's PreToolUse is the exception: it counts
+// continue:false and a stopReason there as an invalid output, a failed hook
+// that lets the call run (codex-rs/hooks/src/engine/output_parser.rs
+// unsupported_pre_tool_use_universal), so it gets the deny alone. A failed
+// hook's exit 1 would tell every agent the opposite: a non-blocking error,
+// go on.
 func formatAbort(agent, event string, d Decision) Output {
 	reason := orDefault(d.Reason, "a conform hook chain aborted the turn")
 	out := obj{"continue": false, "stopReason": reason}
 	switch {
 	case agent == AgentGemini && event == "BeforeTool":
 		out["decision"], out["reason"] = "deny", reason
+	case agent == AgentCodex && event == "PreToolUse":
+		out = obj{"hookSpecificOutput": obj{"hookEventName": event, "permissionDecision": "deny", "permissionDecisionReason": reason}}
 	case agent != AgentGemini && event == "PreToolUse":
 		out["hookSpecificOutput"] = obj{"hookEventName": event, "permissionDecision": "deny", "permissionDecisionReason": reason}
 	}

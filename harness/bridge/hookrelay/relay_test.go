@@ -69,6 +69,8 @@ func TestRelayCarriesEventAndDecision(t *testing.T) {
 		{"subscriber failed", AgentClaudeCode, "PreToolUse", preToolStdin, Decision{Outcome: Failed, Reason: "scripted subscriber error"}, 1, ``, wire.PointPreToolCall},
 		{"claude chain aborted at pre-tool", AgentClaudeCode, "PreToolUse", preToolStdin, Decision{Outcome: Abort, Reason: "T failed"}, 0,
 			`{"continue":false,"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"T failed"},"stopReason":"T failed"}`, wire.PointPreToolCall},
+		{"codex chain aborted at pre-tool: the deny alone", AgentCodex, "PreToolUse", preToolStdin, Decision{Outcome: Abort, Reason: "T failed"}, 0,
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"T failed"}}`, wire.PointPreToolCall},
 		{"codex chain aborted at post-tool", AgentCodex, "PostToolUse", `{"tool_name":"mcp__conform__read","tool_input":{},"tool_response":"abc"}`, Decision{Outcome: Abort, Reason: "T failed"}, 0,
 			`{"continue":false,"stopReason":"T failed"}`, wire.PointPostToolCall},
 		{"gemini chain aborted at before-tool", AgentGemini, "BeforeTool", `{"tool_name":"mcp__conform__write","tool_input":{"path":"c.txt"}}`, Decision{Outcome: Abort, Reason: "T failed"}, 0,
@@ -243,9 +245,13 @@ func TestFormatsGolden(t *testing.T) {
 		{Outcome: Deny},
 		{Outcome: Changed, Payload: json.RawMessage(`{"k":"v"}`)},
 		{Outcome: Failed, Reason: "boom"},
+		{Outcome: Abort, Reason: "chain aborted"},
 	}
 	var b bytes.Buffer
 	for _, m := range Mappings {
+		if m.Agent == AgentPi {
+			continue // its extension reads the Decision itself: no relay command, no format
+		}
 		for _, d := range decisions {
 			o := Format(m.Agent, m.AgentEvent, d)
 			dj, _ := json.Marshal(d)
