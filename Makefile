@@ -302,7 +302,7 @@ agents: build
 # digest; a stale one must be run again, and judged again). Not part of
 # make test: a rerun of the real agents takes an hour, not a CI step.
 agents-check: build
-	$(BIN) report check $(wildcard $(foreach a,claude-code codex gemini-cli opencode qwen-code,$(REPORTS)/agents/$(a).json $(REPORTS)/agents/$(a).md $(REPORTS)/agents/$(a).html))
+	$(BIN) report check $(wildcard $(foreach a,claude-code codex gemini-cli opencode qwen-code pi,$(REPORTS)/agents/$(a).json $(REPORTS)/agents/$(a).md $(REPORTS)/agents/$(a).html))
 
 # The plugin profile (conform plugin). "make plugin" checks the reference
 # plugin (refplugin) through the real go-plugin launch, every PL

@@ -82,6 +82,7 @@ var Agents = []Agent{
 	{"gemini-cli", "[Gemini CLI](https://github.com/google-gemini/gemini-cli)", true},
 	{"opencode", "[opencode](https://github.com/anomalyco/opencode)", true},
 	{"qwen-code", "[Qwen Code](https://github.com/QwenLM/qwen-code)", true},
+	{"pi", "[pi](https://github.com/badlogic/pi-mono)", true},
 }
 
 // Package is a profile's pinned package.
