@@ -97,25 +97,19 @@ func (r *run) writeHooks(vars map[string]string) error {
 		}
 		path = filepath.Join(vars["{home}"], ".codex", "hooks.json")
 		body, err = hookrelay.CodexHooksJSON(rl, hookrelay.Hooks(evs...))
-	case hookrelay.AgentGemini:
+	case hookrelay.AgentGemini, hookrelay.AgentQwen:
 		if len(evs) == 0 {
 			return nil
 		}
-		// Gemini CLI reads hooks from its user settings, which the
-		// profile's files wrote: the bridge adds "hooks" to them.
-		path = filepath.Join(vars["{home}"], ".gemini", "settings.json")
-		body, err = mergeSettings(path, func(m map[string]any) error {
-			h, err := hookrelay.GeminiHooks(rl, hookrelay.Hooks(evs...))
-			m["hooks"] = h
-			return err
-		})
-	case hookrelay.AgentQwen:
-		if len(evs) == 0 {
-			return nil
+		// Both read hooks from their user settings, which the profile's
+		// files wrote: the bridge adds "hooks" to them.
+		dir, hooks := ".gemini", hookrelay.GeminiHooks
+		if r.k.Profile.Hooks == hookrelay.AgentQwen {
+			dir, hooks = ".qwen", hookrelay.QwenHooks
 		}
-		path = filepath.Join(vars["{home}"], ".qwen", "settings.json")
+		path = filepath.Join(vars["{home}"], dir, "settings.json")
 		body, err = mergeSettings(path, func(m map[string]any) error {
-			h, err := hookrelay.QwenHooks(rl, hookrelay.Hooks(evs...))
+			h, err := hooks(rl, hookrelay.Hooks(evs...))
 			m["hooks"] = h
 			return err
 		})

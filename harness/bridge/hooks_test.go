@@ -28,88 +28,55 @@ func hookRun(t *testing.T, format string) (*run, map[string]string) {
 	return r, vars
 }
 
-// Gemini CLI's hooks go into the settings the profile wrote, beside what
-// was there: the relay runs at BeforeTool and SessionStart.
-func TestGeminiHooksJoinTheProfilesSettings(t *testing.T) {
-	r, vars := hookRun(t, "gemini-cli")
-	settings := filepath.Join(vars["{home}"], ".gemini", "settings.json")
-	if err := os.MkdirAll(filepath.Dir(settings), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(settings, []byte(`{"mcpServers": {"conform": {"httpUrl": "x", "trust": true}}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.writeHooks(vars); err != nil {
-		t.Fatal(err)
-	}
-	var got struct {
-		MCPServers map[string]any `json:"mcpServers"`
-		Hooks      map[string][]struct {
-			Matcher string `json:"matcher"`
-			Hooks   []struct {
-				Type, Command string
-			} `json:"hooks"`
-		} `json:"hooks"`
-	}
-	b, _ := os.ReadFile(settings)
-	if err := json.Unmarshal(b, &got); err != nil {
-		t.Fatal(err)
-	}
-	if got.MCPServers["conform"] == nil {
-		t.Errorf("the profile's settings were lost: %s", b)
-	}
-	for _, ev := range []string{"BeforeTool", "SessionStart"} {
-		g := got.Hooks[ev]
-		if len(g) != 1 || len(g[0].Hooks) != 1 || !strings.Contains(g[0].Hooks[0].Command, "hook-relay") || !strings.Contains(g[0].Hooks[0].Command, "--agent gemini-cli --event "+ev) {
-			t.Errorf("hooks[%s] = %+v, want one relay command", ev, g)
+// Gemini CLI's and Qwen Code's hooks go into the settings the profile
+// wrote, beside what was there: the relay runs at the events of the
+// session's two points (a matcher group for every tool at the tool
+// event), with the agent's own timeout unit (Gemini CLI ms, Qwen Code s).
+func TestSettingsHooksJoinTheProfilesSettings(t *testing.T) {
+	for _, c := range []struct {
+		format, dir, toolEvent, startEvent string
+		timeout                            float64
+	}{
+		{"gemini-cli", ".gemini", "BeforeTool", "SessionStart", 35000},
+		{"qwen-code", ".qwen", "PreToolUse", "SessionStart", 35},
+	} {
+		r, vars := hookRun(t, c.format)
+		settings := filepath.Join(vars["{home}"], c.dir, "settings.json")
+		if err := os.MkdirAll(filepath.Dir(settings), 0o700); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if len(got.Hooks) != 2 {
-		t.Errorf("hooks for %d events, want 2 (the session's points): %s", len(got.Hooks), b)
-	}
-}
-
-// Qwen Code reads Claude Code's hooks from the "hooks" of its
-// settings.json, which the profile wrote with its MCP server: the relay
-// runs at PreToolUse (a matcher group for every tool) and SessionStart,
-// its timeout in seconds.
-func TestQwenHooksJoinTheProfilesSettings(t *testing.T) {
-	r, vars := hookRun(t, "qwen-code")
-	settings := filepath.Join(vars["{home}"], ".qwen", "settings.json")
-	if err := os.MkdirAll(filepath.Dir(settings), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(settings, []byte(`{"mcpServers": {"conform": {"httpUrl": "x", "trust": true}}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := r.writeHooks(vars); err != nil {
-		t.Fatal(err)
-	}
-	var got struct {
-		MCPServers map[string]any `json:"mcpServers"`
-		Hooks      map[string][]struct {
-			Matcher string `json:"matcher"`
-			Hooks   []struct {
-				Type, Command string
-				Timeout       float64
-			} `json:"hooks"`
-		} `json:"hooks"`
-	}
-	b, _ := os.ReadFile(settings)
-	if err := json.Unmarshal(b, &got); err != nil {
-		t.Fatal(err)
-	}
-	if got.MCPServers["conform"] == nil {
-		t.Errorf("the profile's settings were lost: %s", b)
-	}
-	for _, ev := range []string{"PreToolUse", "SessionStart"} {
-		g := got.Hooks[ev]
-		if len(g) != 1 || len(g[0].Hooks) != 1 || !strings.Contains(g[0].Hooks[0].Command, "--agent qwen-code --event "+ev) || g[0].Hooks[0].Timeout != 35 {
-			t.Errorf("hooks[%s] = %+v, want one relay command with a 35 s timeout", ev, g)
+		if err := os.WriteFile(settings, []byte(`{"mcpServers": {"conform": {"httpUrl": "x", "trust": true}}}`), 0o600); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if got.Hooks["PreToolUse"][0].Matcher != "*" || len(got.Hooks) != 2 {
-		t.Errorf("want PreToolUse (matcher *) and SessionStart: %s", b)
+		if err := r.writeHooks(vars); err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			MCPServers map[string]any `json:"mcpServers"`
+			Hooks      map[string][]struct {
+				Matcher string `json:"matcher"`
+				Hooks   []struct {
+					Type, Command string
+					Timeout       float64
+				} `json:"hooks"`
+			} `json:"hooks"`
+		}
+		b, _ := os.ReadFile(settings)
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.MCPServers["conform"] == nil {
+			t.Errorf("%s: the profile's settings were lost: %s", c.format, b)
+		}
+		for _, ev := range []string{c.toolEvent, c.startEvent} {
+			g := got.Hooks[ev]
+			if len(g) != 1 || len(g[0].Hooks) != 1 || !strings.Contains(g[0].Hooks[0].Command, "--agent "+c.format+" --event "+ev) || g[0].Hooks[0].Timeout != c.timeout {
+				t.Errorf("%s: hooks[%s] = %+v, want one relay command with a timeout of %v", c.format, ev, g, c.timeout)
+			}
+		}
+		if len(got.Hooks) != 2 || got.Hooks[c.toolEvent][0].Matcher != "*" {
+			t.Errorf("%s: want %s (matcher *) and %s only: %s", c.format, c.toolEvent, c.startEvent, b)
+		}
 	}
 }
 
