@@ -39,3 +39,38 @@ func TestSweepLeavesOtherSessionsAgents(t *testing.T) {
 		t.Errorf("the other session's agent was killed by this run's sweep: %v", err)
 	}
 }
+
+// A process the kernel adopted and the sweep killed is a zombie whose
+// environ cannot be read, so nothing says whose it was: the sweep reaps
+// every dead child of this process but the agents (its own, waited for by
+// its exec.Cmd, and the other sessions'). A Cline run left dozens of
+// zombies until its kernel exited.
+func TestSweepReapsTheDeadItAdopted(t *testing.T) {
+	adopted := exec.Command("true") // stands for an orphan this process adopted
+	if err := adopted.Start(); err != nil {
+		t.Skip("no true:", err)
+	}
+	other := exec.Command("true")
+	if err := startAgent(other); err != nil {
+		t.Skip("no true:", err)
+	}
+	defer endAgent(other.Process.Pid)
+	for _, pid := range []int{adopted.Process.Pid, other.Process.Pid} {
+		deadline := time.Now().Add(5 * time.Second)
+		for p, ok := readProc(pid); !ok || !p.zombie; p, ok = readProc(pid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("pid %d did not exit", pid)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if _, err := sweep(runMarker+"=reap-test", -1, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := readProc(adopted.Process.Pid); ok && p.zombie {
+		t.Errorf("the sweep left the adopted process %d a zombie", p.pid)
+	}
+	if err := other.Wait(); err != nil {
+		t.Errorf("another session's agent was reaped by this run's sweep: %v", err)
+	}
+}

@@ -123,7 +123,9 @@ func sweep(marker string, agent int, limit time.Duration) (left []string, err er
 	deadline := time.Now().Add(limit)
 	for {
 		agents.starting.Lock()
-		ms := members(marker, map[int]bool{agent: true}, otherAgents(agent))
+		keep := otherAgents(agent)
+		ms := members(marker, map[int]bool{agent: true}, keep)
+		reapZombies(agent, keep)
 		agents.starting.Unlock()
 		alive := 0
 		for _, m := range ms {
@@ -150,6 +152,25 @@ func sweep(marker string, agent int, limit time.Duration) (left []string, err er
 			return left, fmt.Errorf("processes of the agent still alive after %v", limit)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// reapZombies waits for the dead children of this process but the run's
+// agent (its exec.Cmd waits for it) and the other sessions' agents (keep):
+// what this process adopted and the sweep killed. A zombie's environ is
+// unreadable (ESRCH), so members cannot tell whose it was and the sweep
+// would never reap it: Cline's runs left dozens until the kernel exited.
+func reapZombies(agent int, keep map[int]bool) {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == agent || keep[pid] {
+			continue
+		}
+		if p, ok := readProc(pid); ok && p.zombie && p.ppid == os.Getpid() {
+			var ws syscall.WaitStatus
+			_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+		}
 	}
 }
 
