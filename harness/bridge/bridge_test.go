@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentconform/conform/harness/bridge/hookrelay"
 	"github.com/agentconform/conform/harness/bridge/otlp"
 	"github.com/agentconform/conform/harness/bridge/testagent"
 	"github.com/agentconform/conform/harness/report"
@@ -25,6 +26,9 @@ import (
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "test-agent" {
 		os.Exit(testagent.Main(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "hook-relay" {
+		os.Exit(hookrelay.Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	if len(os.Args) > 1 && os.Args[1] == "isolation-probe" {
 		proof, err := Isolation()

@@ -18,10 +18,11 @@ import (
 )
 
 // Misbehaviours --misbehave knows.
-var Misbehaviours = []string{"bad-request", "half-request", "hang", "exit-early", "fork-helper", "daemon", "flood", "no-mcp", "half-line", "leak-state", "exit-at-limit"}
+var Misbehaviours = []string{"bad-request", "half-request", "hang", "exit-early", "fork-helper", "daemon", "flood", "no-mcp", "half-line", "leak-state", "exit-at-limit", "ignore-hooks", "ignore-stop"}
 
 type config struct {
 	dialect, baseURL, mcpURL, prompt, model, misbehave string
+	settings, otlpURL                                  string
 	maxTurns                                           int
 	stream, titleCall                                  bool
 }
@@ -40,6 +41,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.stream, "stream", true, "use the dialect's streaming API")
 	fs.BoolVar(&c.titleCall, "title-call", false, "first ask the model for a title, without tools, as opencode does (a call that is not a turn)")
 	fs.StringVar(&c.misbehave, "misbehave", "", "misbehave: "+strings.Join(Misbehaviours, ", "))
+	fs.StringVar(&c.settings, "settings", "", "a Claude Code settings file whose command hooks to run (SessionStart, PreToolUse, PostToolUse, SessionEnd)")
+	fs.StringVar(&c.otlpURL, "otlp-url", "", "export the agent's spans over OTLP/HTTP to this base URL")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -49,7 +52,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx := context.Background()
 	switch c.misbehave {
-	case "", "no-mcp", "exit-at-limit":
+	case "", "no-mcp", "exit-at-limit", "ignore-hooks", "ignore-stop":
 	case "bad-request":
 		return badRequest(c, stdout, stderr)
 	case "half-request":
@@ -109,6 +112,20 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "test-agent:", err)
 		return 2
 	}
+	if c.misbehave == "ignore-hooks" {
+		// Its hook system is configured, and it runs nothing.
+		c.settings = ""
+	}
+	hk, err := loadHooks(c.settings, fmt.Sprintf("test-agent-%d", os.Getpid()), stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "test-agent: hooks:", err)
+		return 2
+	}
+	tr, flush, err := newTracer(c.otlpURL)
+	if err != nil {
+		fmt.Fprintln(stderr, "test-agent: OTLP:", err)
+		return 2
+	}
 	var tools []tool
 	var sess *mcp.ClientSession
 	if c.mcpURL != "" && c.misbehave != "no-mcp" {
@@ -131,7 +148,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			tools = append(tools, tool{name: prefix + t.Name, description: t.Description, schema: schema})
 		}
 	}
-	res := loop(ctx, c, m, sess, tools, stderr)
+	a := &agent{c: c, m: m, sess: sess, tools: tools, hooks: hk, tr: tr, stderr: stderr}
+	res := a.session(ctx)
+	flush()
 	if c.misbehave == "exit-at-limit" {
 		// As Qwen Code at --max-session-turns: a documented exit status,
 		// no result line.
@@ -188,65 +207,6 @@ type outcome struct {
 	Turns        int    `json:"turns"`
 	InputTokens  int64  `json:"input_tokens"`
 	OutputTokens int64  `json:"output_tokens"`
-}
-
-func loop(ctx context.Context, c config, m model, sess *mcp.ClientSession, tools []tool, stderr io.Writer) outcome {
-	hist := []step{{user: c.prompt}}
-	out := outcome{Type: "result"}
-	if c.titleCall {
-		if _, err := m.send(ctx, "Generate a title for this conversation.", hist, nil); err != nil {
-			fmt.Fprintln(stderr, "test-agent: title call failed:", err)
-		}
-	}
-	limit := c.maxTurns
-	for {
-		r, err := m.send(ctx, "You are conform's test agent.", hist, tools)
-		out.Turns++
-		if err != nil {
-			out.Status, out.Error = "model_error", err.Error()
-			fmt.Fprintln(stderr, "test-agent: model call failed:", err)
-			return out
-		}
-		out.InputTokens += r.input
-		out.OutputTokens += r.output
-		st := step{text: r.text, calls: r.calls}
-		if len(r.calls) == 0 {
-			out.Status, out.Text = "completed", r.text
-			return out
-		}
-		for _, cl := range r.calls {
-			st.results = append(st.results, runTool(ctx, sess, cl))
-		}
-		hist = append(hist, st)
-		if (limit > 0 && out.Turns >= limit) || out.Turns >= 50 {
-			out.Status = "max_turns"
-			return out
-		}
-	}
-}
-
-func runTool(ctx context.Context, sess *mcp.ClientSession, c call) result {
-	r := result{id: c.id, name: c.name}
-	name, ok := strings.CutPrefix(c.name, prefix)
-	if !ok || sess == nil {
-		r.text, r.isError = "no such tool: "+c.name, true
-		return r
-	}
-	var args map[string]any
-	_ = json.Unmarshal(c.input, &args)
-	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		r.text, r.isError = "tool call failed: "+err.Error(), true
-		return r
-	}
-	var b strings.Builder
-	for _, ct := range res.Content {
-		if t, ok := ct.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	r.text, r.isError = b.String(), res.IsError
-	return r
 }
 
 // badRequest sends a request its dialect does not allow (no model, no
