@@ -183,6 +183,7 @@ func newAgentKernelCmd() *cobra.Command {
 					return fmt.Errorf("agent-kernel: lookups beyond loopback cannot be watched: %v", err)
 				}
 				defer stop()
+				defer k.WatchConnections()()
 			}
 			return kernelkit.Serve(cmd.Context(), k, cmd.InOrStdin(), cmd.OutOrStdout())
 		},
@@ -190,7 +191,7 @@ func newAgentKernelCmd() *cobra.Command {
 	cmd.Flags().StringVar(&profile, "profile", "", "the agent's launch profile (JSON)")
 	cmd.Flags().StringVar(&binDir, "bin-dir", "", "where the profile's package binary is")
 	cmd.Flags().BoolVar(&noIsolation, "no-isolation", false, "serve without proving a network namespace")
-	cmd.Flags().BoolVar(&watchLookups, "watch-lookups", false, "answer the namespace's DNS lookups with a stub resolver on 127.0.0.53 and report each name (needs unshare --net --mount)")
+	cmd.Flags().BoolVar(&watchLookups, "watch-lookups", false, "answer the namespace's DNS lookups with a stub resolver on 127.0.0.53 and report each name, and make every address local to the namespace to report each connection attempted beyond loopback (needs unshare --net --mount)")
 	cmd.Flags().StringVar(&scratch, "scratch", "", "make the sessions' scratch folders here (conform agent removes it after the run)")
 	cmd.Flags().Float64Var(&mult, "timeout-multiplier", 1, "scale the profile's timeout_s (conform agent passes its own --timeout-multiplier)")
 	cmd.Flags().StringVar(&obsPath, "observations", "", "append what the bridge sees of the agent, per session, to this JSONL file (conform agent reads it into the report)")

@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "hook-relay" {
 		os.Exit(hookrelay.Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "connwatch-probe" {
+		os.Exit(connWatchProbe())
+	}
 	if len(os.Args) > 1 && os.Args[1] == "isolation-probe" {
 		proof, err := Isolation()
 		if err != nil {

@@ -51,6 +51,9 @@ type Kernel struct {
 	runsMu  sync.Mutex
 	runs    map[*run]bool // sessions running now, for the lookups they made
 	lookups string        // the stub resolver's address, "" when none
+	// conns says whether connections beyond loopback are watched, or why
+	// not ("" when the lookups are not watched either).
+	conns string
 }
 
 var _ kernelkit.Kernel = (*Kernel)(nil)
@@ -74,7 +77,10 @@ func (k *Kernel) Info() kernelkit.Info {
 		r["bridge.hook_points"] = strings.Join(pts, ", ")
 	}
 	if k.lookups != "" {
-		r["bridge.lookups"] = "every name the agent looks up goes to a stub resolver on " + k.lookups + " inside the namespace, which answers NXDOMAIN and reports the name as an observation (subject bridge); a connection to a literal address beyond loopback fails for want of a route and is not seen"
+		r["bridge.lookups"] = "every name the agent looks up goes to a stub resolver on " + k.lookups + " inside the namespace, which answers NXDOMAIN and reports the name as an observation (subject bridge)"
+	}
+	if k.conns != "" {
+		r["bridge.connections"] = k.conns
 	}
 	if k.Isolation != "" {
 		r["bridge.isolation"] = k.Isolation
@@ -123,6 +129,40 @@ func (k *Kernel) WatchLookups(dir, ip string) (stop func(), err error) {
 	}
 	k.lookups = d.Addr
 	return d.Close, nil
+}
+
+// WatchConnections makes every address local to the namespace (AnyIP) and
+// reports each connection the agent attempts beyond loopback as an
+// observation of the sessions running then. It does not fail the kernel:
+// where it cannot watch, the reading bridge.connections says why.
+func (k *Kernel) WatchConnections() (stop func()) {
+	if err := AnyIP(); err != nil {
+		k.conns = "not watched (" + err.Error() + "): a connection to a literal address beyond loopback fails for want of a route and is not seen"
+		return func() {}
+	}
+	w := &ConnWatch{OnAttempt: k.attempted}
+	if err := w.Start(); err != nil {
+		k.conns = "not watched (" + err.Error() + "); every address is local to the namespace, so an attempt is refused inside it"
+		return func() {}
+	}
+	k.conns = "every address is local to the namespace (AnyIP routes on lo), so a connection beyond loopback is refused inside it, and each TCP connection or UDP datagram the agent attempts is reported with its address as an observation (subject bridge); nothing leaves the namespace"
+	return w.Close
+}
+
+// attempted reports one connection attempt to the sessions running now.
+func (k *Kernel) attempted(proto, addr string) {
+	k.runsMu.Lock()
+	defer k.runsMu.Unlock()
+	what := fmt.Sprintf("the agent attempted a TCP connection to %s beyond loopback: refused inside the namespace, nothing left it", addr)
+	if proto == "udp" {
+		what = fmt.Sprintf("the agent sent a UDP datagram to %s beyond loopback: it reached no one (every address is local to the namespace), nothing left it", addr)
+	}
+	for r := range k.runs {
+		r.observe("%s", what)
+	}
+	if len(k.runs) == 0 {
+		k.logf("%s connection to %s attempted while no session runs", proto, addr)
+	}
 }
 
 // lookedUp reports one query to the sessions running now (a kernel serves

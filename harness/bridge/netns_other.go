@@ -20,3 +20,15 @@ func CanUnshareNet() error { return errNoNetns }
 
 // UseResolver is Linux only.
 func UseResolver(dir, ip string) error { return errNoNetns }
+
+// AnyIP is Linux only.
+func AnyIP() error { return errNoNetns }
+
+// ConnWatch is Linux only.
+type ConnWatch struct{ OnAttempt func(proto, addr string) }
+
+// Start is Linux only.
+func (w *ConnWatch) Start() error { return errNoNetns }
+
+// Close is Linux only.
+func (w *ConnWatch) Close() {}

@@ -18,7 +18,7 @@ import (
 )
 
 // Misbehaviours --misbehave knows.
-var Misbehaviours = []string{"bad-request", "half-request", "hang", "exit-early", "fork-helper", "daemon", "flood", "no-mcp", "half-line", "leak-state", "exit-at-limit", "ignore-hooks", "ignore-stop"}
+var Misbehaviours = []string{"bad-request", "half-request", "hang", "exit-early", "fork-helper", "daemon", "flood", "no-mcp", "half-line", "leak-state", "exit-at-limit", "ignore-hooks", "ignore-stop", "phone-home"}
 
 type config struct {
 	dialect, baseURL, mcpURL, prompt, model, misbehave string
@@ -53,6 +53,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	ctx := context.Background()
 	switch c.misbehave {
 	case "", "no-mcp", "exit-at-limit", "ignore-hooks", "ignore-stop":
+	case "phone-home":
+		// As agents' telemetry does: a name looked up, a connection and a
+		// datagram to literal addresses beyond loopback; then its work.
+		phoneHome(stderr)
 	case "bad-request":
 		return badRequest(c, stdout, stderr)
 	case "half-request":
@@ -207,6 +211,22 @@ type outcome struct {
 	Turns        int    `json:"turns"`
 	InputTokens  int64  `json:"input_tokens"`
 	OutputTokens int64  `json:"output_tokens"`
+}
+
+// phoneHome tries to reach beyond loopback; every try must fail at once
+// inside the bridge's namespace (addresses from the documentation ranges).
+func phoneHome(stderr io.Writer) {
+	_, err := net.LookupHost("telemetry.conform.invalid")
+	fmt.Fprintln(stderr, "test-agent: phone home: lookup:", err)
+	if c, err := net.DialTimeout("tcp", "203.0.113.7:443", 2*time.Second); err == nil {
+		c.Close()
+	} else {
+		fmt.Fprintln(stderr, "test-agent: phone home: tcp:", err)
+	}
+	if c, err := net.Dial("udp", "198.51.100.9:9999"); err == nil {
+		_, _ = c.Write([]byte("hello"))
+		c.Close()
+	}
 }
 
 // badRequest sends a request its dialect does not allow (no model, no
