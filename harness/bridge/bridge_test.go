@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -45,7 +46,24 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// profile is the test agent of the dialect with MCP alone: its hooks and
+// telemetry off, because every hook the agent runs is a process of this
+// test binary (the relay), which under -race takes about a second to
+// start, and the tests that use it are about sessions, not hooks.
+// wiredProfile is the profile as its file says.
 func profile(t *testing.T, dialect string, extra ...string) *Profile {
+	t.Helper()
+	p := wiredProfile(t, dialect, extra...)
+	p.Hooks, p.SpanRoles = "", nil
+	for _, flag := range []string{"--settings", "--otlp-url"} {
+		if i := slices.Index(p.Command, flag); i >= 0 {
+			p.Command = slices.Delete(p.Command, i, i+2)
+		}
+	}
+	return p
+}
+
+func wiredProfile(t *testing.T, dialect string, extra ...string) *Profile {
 	t.Helper()
 	p, err := LoadProfile(filepath.Join("..", "..", "testdata", "profiles", "testagent-"+dialect+".json"))
 	if err != nil {

@@ -37,7 +37,7 @@ func TestTestAgentsHooksAndSpansReachTheSuite(t *testing.T) {
 	for _, d := range []string{"anthropic", "openai-chat", "openai-responses", "gemini"} {
 		t.Run(d, func(t *testing.T) {
 			t.Parallel()
-			r := suite(t, profile(t, d), relayTags)
+			r := suite(t, wiredProfile(t, d), relayTags)
 			for name, via := range relayScenarios {
 				if s := scenarioNamed(t, r, name); s.Status != report.Pass {
 					t.Errorf("%s (%s): %s, want pass: %s\n%s", name, via, s.Status, s.Failure, checkLines(s))
@@ -59,7 +59,7 @@ func TestTestAgentsHooksAndSpansReachTheSuite(t *testing.T) {
 	} {
 		t.Run(c.misbehave, func(t *testing.T) {
 			t.Parallel()
-			p := profile(t, "anthropic", "--misbehave", c.misbehave)
+			p := wiredProfile(t, "anthropic", "--misbehave", c.misbehave)
 			for i, a := range p.Command {
 				if a == "--otlp-url" && !c.otlp {
 					p.Command = slices.Delete(p.Command, i, i+2)
