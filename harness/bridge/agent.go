@@ -75,12 +75,16 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 		_ = cmd.Process.Kill()
 		// The agent's stdout may be held by a helper: sweep first, so
 		// that the reader and Wait can finish.
-		_, _ = sweep(r.marker(), cmd.Process.Pid, 5*time.Second)
+		_, _ = sweep(r.marker(), cmd.Process.Pid, 0, 5*time.Second)
 		err = <-done
 	}
 	// Sweep before killing the group, so that a helper still running is
 	// seen and named; then the group, for one that cleared its marker.
-	left, sweepErr := sweep(r.marker(), cmd.Process.Pid, 5*time.Second)
+	grace := time.Duration(0)
+	if why == "" {
+		grace = r.k.helperGrace()
+	}
+	left, sweepErr := sweep(r.marker(), cmd.Process.Pid, grace, 5*time.Second)
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	left = r.daemonsLeft(left)
 	r.flushObservations()

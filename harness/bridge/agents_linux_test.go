@@ -1,7 +1,10 @@
 package bridge
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -31,7 +34,7 @@ func TestSweepLeavesOtherSessionsAgents(t *testing.T) {
 	_ = own.Wait()
 	endAgent(own.Process.Pid)
 
-	left, err := sweep(runMarker+"=sweep-test", own.Process.Pid, time.Second)
+	left, err := sweep(runMarker+"=sweep-test", own.Process.Pid, 0, time.Second)
 	if err != nil || len(left) > 0 {
 		t.Errorf("sweep found %v (err %v); the other session's agent is not this run's", left, err)
 	}
@@ -64,7 +67,7 @@ func TestSweepReapsTheDeadItAdopted(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	if _, err := sweep(runMarker+"=reap-test", -1, time.Second); err != nil {
+	if _, err := sweep(runMarker+"=reap-test", -1, 0, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if p, ok := readProc(adopted.Process.Pid); ok && p.zombie {
@@ -72,5 +75,33 @@ func TestSweepReapsTheDeadItAdopted(t *testing.T) {
 	}
 	if err := other.Wait(); err != nil {
 		t.Errorf("another session's agent was reaped by this run's sweep: %v", err)
+	}
+}
+
+// A helper that ends by itself within the grace is not left running; one
+// that outlives it is named and killed. Cline's machine-id probe, a
+// pipeline that lives milliseconds, was still running as the CLI exited
+// in 20 scenarios of a whole run, each of which became an error.
+func TestSweepGivesHelpersTheirGrace(t *testing.T) {
+	marker := runMarker + "=grace-test"
+	quick := exec.Command("sleep", "0.3")
+	slow := exec.Command("sleep", "30")
+	for _, c := range []*exec.Cmd{quick, slow} {
+		c.Env = append(os.Environ(), marker)
+		if err := c.Start(); err != nil {
+			t.Skip("no sleep:", err)
+		}
+		defer func() { _ = c.Process.Kill(); _ = c.Wait() }()
+	}
+	left, err := sweep(marker, -1, 2*time.Second, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := func(c *exec.Cmd) string { return fmt.Sprintf("pid %d ", c.Process.Pid) }
+	if got := strings.Join(left, ", "); !strings.Contains(got, name(slow)) || strings.Contains(got, name(quick)) {
+		t.Errorf("left = %v, want the 30 s sleep (pid %d) and not the 0.3 s one (pid %d)", left, slow.Process.Pid, quick.Process.Pid)
+	}
+	if err := slow.Wait(); err == nil {
+		t.Error("the helper that outlived the grace was not killed")
 	}
 }

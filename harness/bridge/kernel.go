@@ -184,6 +184,13 @@ func (k *Kernel) sessionTimeout() time.Duration {
 	return time.Duration(k.Profile.SessionTimeout().Seconds() * max(k.TimeoutMultiplier, 1) * float64(time.Second))
 }
 
+// helperGrace is how long a process of the agent may take to end by itself
+// after the agent exits before it counts as left running: one second,
+// scaled by TimeoutMultiplier, as a slow machine is slow for helpers too.
+func (k *Kernel) helperGrace() time.Duration {
+	return time.Duration(max(k.TimeoutMultiplier, 1) * float64(time.Second))
+}
+
 func (k *Kernel) logf(format string, args ...any) {
 	if k.Log == nil {
 		return

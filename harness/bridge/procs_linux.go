@@ -114,13 +114,17 @@ func members(marker string, seed, keep map[int]bool) []procInfo {
 
 // sweep kills every process of the run but the agent itself (which the
 // caller waits for) and reaps the ones this process adopted; it returns
-// what it found alive.
+// what it found alive. A process that ends by itself within grace is not
+// left running: an agent's fire-and-forget helper still finishing as the
+// agent exits (Cline's machine-id probe, a pipeline of three processes
+// that lives milliseconds) is not a process it left behind.
 //
 // The agents of every other session in this process (agents.go) are its
 // children too and not this run's: they are left alone.
-func sweep(marker string, agent int, limit time.Duration) (left []string, err error) {
+func sweep(marker string, agent int, grace, limit time.Duration) (left []string, err error) {
 	seen := map[int]bool{}
-	deadline := time.Now().Add(limit)
+	graceEnd := time.Now().Add(grace)
+	deadline := graceEnd.Add(limit)
 	for {
 		agents.starting.Lock()
 		keep := otherAgents(agent)
@@ -128,8 +132,13 @@ func sweep(marker string, agent int, limit time.Duration) (left []string, err er
 		reapZombies(agent, keep)
 		agents.starting.Unlock()
 		alive := 0
+		waiting := time.Now().Before(graceEnd)
 		for _, m := range ms {
 			if m.pid == agent {
+				continue
+			}
+			if !m.zombie && waiting {
+				alive++
 				continue
 			}
 			if !m.zombie {

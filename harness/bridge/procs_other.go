@@ -17,4 +17,4 @@ func agentProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid:
 
 // sweep finds nothing outside Linux: only the agent's process group is
 // killed there.
-func sweep(string, int, time.Duration) ([]string, error) { return nil, nil }
+func sweep(string, int, time.Duration, time.Duration) ([]string, error) { return nil, nil }
