@@ -1,6 +1,11 @@
 package agents
 
 import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,7 +24,7 @@ func sample() (*Judgements, *report.Report, *Profile) {
 	p.Glue = append(p.Glue, GlueNote{"TA-02", "the bridge cannot"})
 	j := &Judgements{Agent: "x", Failing: []Judgement{
 		{Requirement: "TA-01", Class: ClassTrue, Why: "the agent does not", Evidence: []Evidence{{Kind: EvSource, Ref: "src/loop.ts:12"}, {Kind: EvReport, Ref: "bounds.feature:3"}}},
-		{Requirement: "TA-02", Class: ClassGlue, Why: "the bridge cannot", Evidence: []Evidence{{Kind: EvBridge, Ref: "harness/bridge/kernel.go:60"}}},
+		{Requirement: "TA-02", Class: ClassGlue, Why: "the bridge cannot", Evidence: []Evidence{{Kind: EvBridge, Ref: "conform@ea5954c harness/bridge/kernel.go:60"}}},
 	}, Passes: []PassCheck{{Requirement: "TA-03", By: "agent", Why: "it did it"}}}
 	return j, r, p
 }
@@ -47,6 +52,9 @@ func TestCheck(t *testing.T) {
 		{"an open agent's finding without its source", open, func(j *Judgements, _ *report.Report, _ *Profile) { j.Failing[0].Evidence = j.Failing[0].Evidence[1:] }, "file and line of its pinned source"},
 		{"a closed agent's finding without the recorded behaviour", closed, func(j *Judgements, _ *report.Report, _ *Profile) { j.Failing[0].Evidence = j.Failing[0].Evidence[:1] }, "recorded behaviour"},
 		{"a source reference without a line", open, func(j *Judgements, _ *report.Report, _ *Profile) { j.Failing[0].Evidence[0].Ref = "src/loop.ts" }, "names no file:line"},
+		{"a bridge line at no commit", open, func(j *Judgements, _ *report.Report, _ *Profile) {
+			j.Failing[1].Evidence[0].Ref = "harness/bridge/kernel.go:60"
+		}, "names no commit"},
 		{"a suite fix without its regression test", open, func(j *Judgements, _ *report.Report, _ *Profile) { j.Failing[0].Class = ClassSuite }, "regression test"},
 		{"a pass sample of a failing requirement", open, func(j *Judgements, _ *report.Report, _ *Profile) { j.Passes[0].Requirement = "TA-01" }, "pass sample TA-01"},
 		{"a stale judgement", open, func(j *Judgements, _ *report.Report, _ *Profile) { j.SuiteDigest = "sha256:old" }, "judge the new report"},
@@ -86,5 +94,58 @@ func TestAreaOf(t *testing.T) {
 	}
 	if i := AreaOf(report.RequirementResult{Scenarios: []string{"deterministic_first.feature:9"}}); i != -1 {
 		t.Errorf("deterministic-first: area %d, want none", i)
+	}
+}
+
+// Every bridge line a judgement cites exists at the commit it names: the
+// file is in that commit and has the lines. In a shallow clone the older
+// commits are absent and nothing can be read.
+func TestBridgeEvidenceExistsAtItsCommit(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	if out, err := exec.Command(git, "rev-parse", "--is-shallow-repository").Output(); err != nil || strings.TrimSpace(string(out)) != "false" {
+		t.Skipf("not a whole git clone (%v %s): the pinned commits cannot be read", err, out)
+	}
+	files, _ := filepath.Glob("*.judgements.json")
+	lines := map[string]int{} // commit:path -> lines
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var j Judgements
+		if err := json.Unmarshal(b, &j); err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range j.Failing {
+			for _, e := range g.Evidence {
+				m := bridgeRef.FindStringSubmatch(e.Ref)
+				if e.Kind != EvBridge || m == nil {
+					continue
+				}
+				key := m[1] + ":" + m[2]
+				n, ok := lines[key]
+				if !ok {
+					// Paths are the repository's, and the test runs in reports/agents.
+					out, err := exec.Command(git, "show", key).Output()
+					if err != nil {
+						t.Errorf("%s %s: %s is not in the repository: %v", f, g.Requirement, key, err)
+						lines[key] = -1
+						continue
+					}
+					n = strings.Count(string(out), "\n") + 1
+					lines[key] = n
+				}
+				last, _ := strconv.Atoi(m[3])
+				if m[4] != "" {
+					last, _ = strconv.Atoi(m[4])
+				}
+				if n >= 0 && last > n {
+					t.Errorf("%s %s: %s has %d lines, the evidence cites line %d", f, g.Requirement, key, n, last)
+				}
+			}
+		}
 	}
 }

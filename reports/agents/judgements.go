@@ -25,7 +25,7 @@ const (
 	EvReport = "report" // scenario file:line of the report, or an event-stream line
 	EvDoc    = "doc"    // the agent's documentation (URL)
 	EvTest   = "test"   // a regression test (package and test name)
-	EvBridge = "bridge" // file:line of conform's bridge or profile
+	EvBridge = "bridge" // conform@COMMIT file:line of conform's bridge or profile
 )
 
 // Judgements is one agent's NAME.judgements.json.
@@ -141,6 +141,11 @@ func LoadJudgements(dir, slug string) (*Judgements, error) {
 // fileLine is a source reference: a path, a colon and a line (or range).
 var fileLine = regexp.MustCompile(`[^\s:]+\.[A-Za-z0-9]+:[0-9]+(-[0-9]+)?\b`)
 
+// bridgeRef is conform's own file and line at a commit: the bridge and the
+// profiles change after a judgement is written, and an unpinned line then
+// points at other code (several did).
+var bridgeRef = regexp.MustCompile(`^conform@([0-9a-f]{7,40}) ([^\s:]+\.[A-Za-z0-9]+):([0-9]+)(?:-([0-9]+))?$`)
+
 // Check holds j to its report r and the agent's profile p; it returns
 // what disagrees.
 func Check(a Agent, j *Judgements, r *report.Report, p *Profile) []string {
@@ -187,6 +192,9 @@ func Check(a Agent, j *Judgements, r *report.Report, p *Profile) []string {
 			}
 			if (e.Kind == EvSource || e.Kind == EvBridge) && !fileLine.MatchString(e.Ref) {
 				add("%s: %s evidence %q names no file:line", id, e.Kind, e.Ref)
+			}
+			if e.Kind == EvBridge && !bridgeRef.MatchString(e.Ref) {
+				add("%s: bridge evidence %q names no commit (conform@COMMIT path:line): a line of the bridge moves as it changes", id, e.Ref)
 			}
 		}
 		switch g.Class {
