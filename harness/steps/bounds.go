@@ -321,6 +321,12 @@ func (s *Scenario) endedOnItsOwn() error {
 	if !s.limits.limited {
 		return scenarioDefect("step needs \"When the session runs for at most N seconds\"")
 	}
+	if b := s.Cfg.Bounds.MaxTurns; fired && b != nil && s.limitPath().ordinary() < *b && !s.tookLimitPath() {
+		// A slow kernel that had not reached its bound when the time limit
+		// passed was not waiting for input: it was still working (Cline's
+		// first request came 14 s into a 30 s limit, median, in a whole run).
+		return notReached("the harness's time limit passed after %s, before the kernel reached its bound of %d turns, so whether a reached bound ends the session without input was not exercised (a slow kernel: --timeout-multiplier)", plain.Count(s.limitPath().ordinary(), "ordinary turn"), *b)
+	}
 	if fired {
 		return fmt.Errorf("the session had not ended on its own when the harness's time limit passed (it was waiting, with nobody to answer); the harness cancelled it and it ended %q", s.Result.Status)
 	}
