@@ -83,6 +83,7 @@ var Agents = []Agent{
 	{"opencode", "[opencode](https://github.com/anomalyco/opencode)", true},
 	{"qwen-code", "[Qwen Code](https://github.com/QwenLM/qwen-code)", true},
 	{"pi", "[pi](https://github.com/badlogic/pi-mono)", true},
+	{"cline", "[Cline](https://github.com/cline/cline)", true},
 }
 
 // Package is a profile's pinned package.
