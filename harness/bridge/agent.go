@@ -87,6 +87,7 @@ func (r *run) run(ctx context.Context) (wire.RunSessionResult, error) {
 	left, sweepErr := sweep(r.marker(), cmd.Process.Pid, grace, 5*time.Second)
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	left = r.daemonsLeft(left)
+	r.k.syncConnections()
 	r.flushObservations()
 	r.mu.Lock()
 	problems := append([]string(nil), r.problems...)

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -58,6 +59,9 @@ type ConnWatch struct {
 	fd        int
 	stopped   atomic.Bool
 	done      chan struct{}
+	// reading is held by the reader from each read to the report of what
+	// it read, so that Sync can wait for a packet taken but not reported.
+	reading sync.Mutex
 }
 
 // notLoopback passes IPv6 packets and IPv4 packets whose destination is not
@@ -131,21 +135,49 @@ func (w *ConnWatch) read() {
 	defer close(w.done)
 	buf := make([]byte, 1<<16)
 	for !w.stopped.Load() {
-		n, from, err := unix.Recvfrom(w.fd, buf, 0)
-		if err != nil {
-			if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR) {
-				continue
-			}
+		if !w.readOne(buf) {
 			return
 		}
-		// lo shows each packet twice, leaving and arriving.
-		if ll, ok := from.(*unix.SockaddrLinklayer); !ok || ll.Pkttype != unix.PACKET_OUTGOING {
-			continue
-		}
-		if proto, addr, ok := attempt(buf[:n]); ok && w.OnAttempt != nil {
-			w.OnAttempt(proto, addr)
-		}
 	}
+}
+
+// readOne reads and reports one packet; false when the socket failed.
+func (w *ConnWatch) readOne(buf []byte) bool {
+	w.reading.Lock()
+	defer w.reading.Unlock()
+	n, from, err := unix.Recvfrom(w.fd, buf, 0)
+	if err != nil {
+		return errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR)
+	}
+	// lo shows each packet twice, leaving and arriving.
+	if ll, ok := from.(*unix.SockaddrLinklayer); !ok || ll.Pkttype != unix.PACKET_OUTGOING {
+		return true
+	}
+	if proto, addr, ok := attempt(buf[:n]); ok && w.OnAttempt != nil {
+		w.OnAttempt(proto, addr)
+	}
+	return true
+}
+
+// Sync returns once every packet queued when it was called has been
+// reported (or after limit): a session's observations are flushed only
+// after the attempts its agent made, however busy the machine.
+func (w *ConnWatch) Sync(limit time.Duration) {
+	if w.done == nil || w.stopped.Load() {
+		return
+	}
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		n, err := unix.IoctlGetInt(w.fd, unix.SIOCINQ)
+		if err != nil || n == 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// The reader may hold the last packet queued: wait for its report.
+	w.reading.Lock()
+	// (an empty critical section: the barrier)
+	w.reading.Unlock()
 }
 
 // attempt reads an IP packet: a TCP SYN (not a SYN-ACK) or a UDP datagram

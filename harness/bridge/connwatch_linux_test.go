@@ -91,7 +91,9 @@ func connWatchProbe() int {
 		}
 		l.Close()
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Every attempt is queued on the packet socket by now (the sends
+	// returned): Sync waits until the watch has reported them.
+	w.Sync(10 * time.Second)
 	w.Close()
 	ifs, _ := Interfaces()
 	mu.Lock()

@@ -54,6 +54,7 @@ type Kernel struct {
 	// conns says whether connections beyond loopback are watched, or why
 	// not ("" when the lookups are not watched either).
 	conns string
+	watch *ConnWatch // nil when connections are not watched
 }
 
 var _ kernelkit.Kernel = (*Kernel)(nil)
@@ -145,8 +146,25 @@ func (k *Kernel) WatchConnections() (stop func()) {
 		k.conns = "not watched (" + err.Error() + "); every address is local to the namespace, so an attempt is refused inside it"
 		return func() {}
 	}
+	k.watch = w
 	k.conns = "every address is local to the namespace (AnyIP routes on lo), so a connection beyond loopback is refused inside it, and each TCP connection or UDP datagram the agent attempts is reported with its address as an observation (subject bridge); nothing leaves the namespace"
-	return w.Close
+	return func() {
+		k.runsMu.Lock()
+		k.watch = nil
+		k.runsMu.Unlock()
+		w.Close()
+	}
+}
+
+// syncConnections waits until the connection attempts the agent made are
+// reported, before its session's observations are flushed.
+func (k *Kernel) syncConnections() {
+	k.runsMu.Lock()
+	w := k.watch
+	k.runsMu.Unlock()
+	if w != nil {
+		w.Sync(2 * time.Second)
+	}
 }
 
 // attempted reports one connection attempt to the sessions running now.

@@ -2,7 +2,10 @@
 
 package bridge
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 var errNoNetns = errors.New("network namespaces exist only on Linux")
 
@@ -32,3 +35,6 @@ func (w *ConnWatch) Start() error { return errNoNetns }
 
 // Close is Linux only.
 func (w *ConnWatch) Close() {}
+
+// Sync is Linux only.
+func (w *ConnWatch) Sync(time.Duration) {}
