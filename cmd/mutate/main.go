@@ -36,6 +36,7 @@ func main() {
 		timeout time.Duration
 		seeds   string
 		repro   bool
+		kits    bool
 	)
 	flag.StringVar(&cfg.Root, "root", ".", "module root")
 	// A judged mutant's run mostly waits on its kernel and timers: three in
@@ -55,6 +56,7 @@ func main() {
 	flag.BoolVar(&cfg.PerScenario, "per-scenario", true, "measure which scenarios execute each statement (each scenario run alone on a coverage build) and judge each mutant by those scenarios only, instead of its package's scenarios and then the whole suite")
 	flag.StringVar(&cfg.Tree, "tree", "refkernel", "module-relative folder whose packages are mutated (kernelkit: the wire layer the reference kernel is served by)")
 	flag.StringVar(&seeds, "plugin-seeds", "1,2", "with -tree refplugin: seeds of conform plugin's generated cases; the first judges every mutant, the others only confirm its survivors")
+	flag.BoolVar(&kits, "kit-kernels", true, "with -tree kernelkit: judge the embedded kernel's survivors against kernels built on the kit (examples/kitloop)")
 	flag.BoolVar(&repro, "plugin-reproduce", true, "with -tree refplugin: run a killing check again and count the kill only when it comes back")
 	flag.BoolVar(&cfg.FromJournal, "from-journal", false, "with -tree refplugin: judge nothing, report the verdicts the journals (-journal) already hold")
 	flag.StringVar(&pkgs, "packages", "", "comma-separated module-relative folders to mutate (default: every refkernel package)")
@@ -109,6 +111,12 @@ func main() {
 		}
 		r, err = mutation.RunPlugins(ctx, cfg, units)
 		if err != nil {
+			fail(err)
+		}
+	} else if cfg.Tree == "kernelkit" && kits {
+		// The embedded kernel runs only the kit's wire layer; kernels
+		// built on the kit judge what it lets through.
+		if r, err = mutation.RunKernels(ctx, cfg, mutation.KitKernels()); err != nil {
 			fail(err)
 		}
 	} else if r, err = mutation.Run(ctx, cfg); err != nil {

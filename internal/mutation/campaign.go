@@ -83,6 +83,10 @@ type Config struct {
 	// judges it by conform plugin (plugin.go) instead of conform run;
 	// RunPlugins sets it, one unit at a time.
 	Plugin *PluginUnit
+	// Kernel, when set, makes the target a kernel built on the mutated
+	// tree and judges it by conform run --kernel, by the scenarios it
+	// passes unmutated (kitkernel.go); RunKernels sets it.
+	Kernel *KernelUnit
 	// OrderFrom, when set, is an earlier campaign's mutation.json: the
 	// mutants it reports timed out are judged at once, by workers of
 	// their own beside the Jobs (order.go). No verdict is taken from it.
@@ -133,6 +137,9 @@ type Result struct {
 	Rechecked string `json:"rechecked,omitempty"`
 	// Plugin is the reference plugin whose check judged it (plugin.go).
 	Plugin string `json:"plugin,omitempty"`
+	// Kernel is the kernel built on the tree that judged it, when the
+	// embedded kernel let it through (kitkernel.go).
+	Kernel string `json:"kernel,omitempty"`
 	// buildCPU is the part of CPUMillis its own build took.
 	buildCPU int64
 }
@@ -162,22 +169,24 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	j := &judge{root: root, goTool: goTool, target: cfg.Target, tmp: tmp, timeout: cfg.Timeout, now: now, plugin: cfg.Plugin}
+	j := &judge{root: root, goTool: goTool, target: cfg.Target, tmp: tmp, timeout: cfg.Timeout, now: now, plugin: cfg.Plugin, kernel: cfg.Kernel}
 	if j.timeout <= 0 {
 		j.timeout = baselineTimeout
 	}
 	j.runJobs = cfg.RunJobs
-	if cfg.Serve && cfg.Plugin == nil {
+	if cfg.Serve && cfg.Plugin == nil && cfg.Kernel == nil {
 		j.servers = &servers{max: cfg.Jobs}
 		defer j.servers.close()
 	}
 	// The unmutated suite runs while reach is measured: both mostly wait
 	// (the suite a minute on ER-01's retries), and reach does not need it.
 	base := make(chan based, 1)
-	go func() {
-		took, err := baseline(ctx, j)
-		base <- based{took, err}
-	}()
+	if cfg.Kernel == nil {
+		go func() {
+			took, err := baseline(ctx, j)
+			base <- based{took, err}
+		}()
+	}
 	var cov *reach
 	switch {
 	case cfg.Plugin != nil && cfg.Reach:
@@ -197,6 +206,18 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if cov, err = measureReach(ctx, j, cfg.Tree); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.Kernel != nil {
+		// Which scenarios judge the mutants depends on the baseline
+		// here, so the judging waits for it.
+		took, failing, err := kernelBaseline(ctx, j, cov)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", cfg.Kernel.Name, err)
+		}
+		if cfg.Log != nil {
+			fmt.Fprintf(cfg.Log, "%s: %d of %d scenarios fail or do not run against the unmutated kernel: they judge no mutant\n", cfg.Kernel.Name, len(failing), len(cov.units))
+		}
+		base <- based{took: took}
 	}
 	var took time.Duration
 	logBase := func(b based) {
@@ -299,6 +320,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		us := cov.reaching(m.File, m.Line, m.Col, sources[m.File])
 		if len(us) == 0 && m.Func == "" && decl != nil {
 			us = cov.reachingUses(decl, m, sources)
+		}
+		if len(us) == 0 && cfg.Kernel != nil {
+			// No package or whole-suite scope for a kernel unit: its
+			// failing scenarios would kill every mutant.
+			us = cov.all()
 		}
 		if len(us) > 0 {
 			sc.reaching, sc.features = cov.tagsOf(us), cov.featuresOf(us)

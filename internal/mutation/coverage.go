@@ -26,6 +26,7 @@ type reach struct {
 	// feature files and its scenarios, which coverBlock.units index.
 	features string
 	units    []scenarioUnit
+	failed   []bool          // by unit: its coverage run failed (a kernel unit's baseline)
 	took     []time.Duration // by unit: its coverage run's wall time
 	cpu      []time.Duration // by unit: its coverage run's CPU time
 	// sets are the folders featuresOf made, by their files.

@@ -56,6 +56,9 @@ type judge struct {
 	buildCPU atomic.Int64
 	// plugin, when set, judges by conform plugin (plugin.go).
 	plugin *PluginUnit
+	// kernel, when set, judges by conform run against a kernel built on
+	// the tree (kitkernel.go).
+	kernel *KernelUnit
 	// runJobs, when set, is each judged run's -j (Config.RunJobs).
 	runJobs int
 	// servers, when set, keeps the judging servers of schema programs
@@ -253,6 +256,7 @@ func (j *judge) runOnce(ctx context.Context, x exe, tags string, failFast bool, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
+	bin, args = j.command(bin, args, x.env)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = x.dir
 	cmd.Env = append(runEnv(), x.env...)

@@ -3,6 +3,7 @@ package mutation
 import (
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"strings"
 )
@@ -39,6 +40,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	if r.Confirm && !plugins {
 		b.WriteString("; a survivor is run again against the whole suite")
+	}
+	if len(r.Kernels) > 0 {
+		fmt.Fprintf(&b, "; a survivor is then judged against each kernel built on the kit (%s), served by `conform run --kernel`, in the same way but only by the scenarios the unmutated kernel passes, alone and in a run of the whole suite (internal/mutation/kitkernel.go): such a kernel need not pass everything, and a scenario it fails anyway cannot show a mutant; %s", code(strings.Join(r.Kernels, ", ")), kernelKills(r))
 	}
 	fmt.Fprintf(&b, "). Judging every mutant took %s of worker time (%d jobs: about %s); this run took %s.",
 		fmtDuration(r.WorkerS), r.Jobs, fmtDuration(r.WorkerS/float64(max(r.Jobs, 1))), fmtDuration(r.DurationS))
@@ -151,6 +155,22 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// kernelKills says how many kills each kernel built on the kit made.
+func kernelKills(r *Report) string {
+	by := map[string]int{}
+	for _, m := range r.Mutants {
+		if m.Status.IsKill() && m.Kernel != "" {
+			by[m.Kernel]++
+		}
+	}
+	var parts []string
+	for _, k := range r.Kernels {
+		name := path.Base(k)
+		parts = append(parts, fmt.Sprintf("%d killed by %s", by[name], name))
+	}
+	return strings.Join(parts, ", ") + " (the others by the embedded kernel; each mutant's kernel field in the JSON)"
 }
 
 func reachedCell(r string) string {

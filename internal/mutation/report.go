@@ -20,8 +20,11 @@ type Report struct {
 	Confirm bool   `json:"survivors_confirmed_on_whole_suite"`
 	// Plugins: judged by conform plugin (plugin.go); FromJournal: the
 	// verdicts were read from the journals, not judged by this run.
-	Plugins     bool `json:"plugins,omitempty"`
-	FromJournal bool `json:"from_journal,omitempty"`
+	Plugins bool `json:"plugins,omitempty"`
+	// Kernels are the kernels built on the tree that judged the embedded
+	// kernel's survivors (kitkernel.go).
+	Kernels     []string `json:"kernels,omitempty"`
+	FromJournal bool     `json:"from_journal,omitempty"`
 	// PerScenario: each mutant was judged by the scenarios that execute
 	// its statement (scenarios.go).
 	PerScenario bool    `json:"per_scenario,omitempty"`
@@ -344,5 +347,29 @@ func (c *CPUFigures) split(t *tally, results []Result) {
 		if ms := r.CPUMillis - r.buildCPU; ms > 0 {
 			c.Judging[r.Status] += float64(ms) / 1000
 		}
+	}
+}
+
+// add sums another pass's figures into c (RunKernels: one campaign judged
+// in passes); Total is left to the caller, who measured the whole.
+func (c *CPUFigures) add(o *CPUFigures) {
+	if o == nil {
+		return
+	}
+	c.Setup += o.Setup
+	c.Builds += o.Builds
+	c.Coverage += o.Coverage
+	c.Baseline += o.Baseline
+	c.SchemaBuilds += o.SchemaBuilds
+	c.AloneBuilds += o.AloneBuilds
+	c.AloneBuildCount += o.AloneBuildCount
+	c.Runs += o.Runs
+	c.TimeoutReruns += o.TimeoutReruns
+	c.TimeoutRerunsEnded += o.TimeoutRerunsEnded
+	if len(o.Judging) > 0 && c.Judging == nil {
+		c.Judging = map[Status]float64{}
+	}
+	for s, v := range o.Judging {
+		c.Judging[s] += v
 	}
 }

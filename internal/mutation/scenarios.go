@@ -128,7 +128,7 @@ func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) 
 		return nil, fmt.Errorf("go tool -n covdata: %v: %s", err, firstLines(covdata, 3))
 	}
 	covdata = strings.TrimSpace(covdata)
-	r := &reach{blocks: map[string][]coverBlock{}, features: features, units: units, took: make([]time.Duration, len(units)), cpu: make([]time.Duration, len(units))}
+	r := &reach{blocks: map[string][]coverBlock{}, features: features, units: units, took: make([]time.Duration, len(units)), cpu: make([]time.Duration, len(units)), failed: make([]bool, len(units))}
 	index := map[string]map[[4]int]int{} // file -> block -> position in r.blocks[file]
 	var (
 		mu    sync.Mutex
@@ -141,7 +141,7 @@ func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) 
 		go func() {
 			defer wg.Done()
 			for u := range next {
-				p, took, cpu, err := unitProfile(ctx, j, covdata, bin, dir, r.featuresOf([]int{u}), u, units[u])
+				p, took, cpu, failed, err := unitProfile(ctx, j, covdata, bin, dir, r.featuresOf([]int{u}), u, units[u])
 				var prof *reach
 				if err == nil {
 					prof, err = parseProfile(p, mod)
@@ -152,7 +152,7 @@ func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) 
 				}
 				if err == nil {
 					r.merge(prof, u, index)
-					r.took[u], r.cpu[u] = took, cpu
+					r.took[u], r.cpu[u], r.failed[u] = took, cpu, failed
 				}
 				mu.Unlock()
 			}
@@ -187,20 +187,24 @@ func measureScenarioReach(ctx context.Context, j *judge, tree string, jobs int) 
 
 // unitProfile runs scenario u alone on the coverage build, from features
 // (a folder holding its file, reach.featuresOf), and returns its
-// text profile and the run's wall and CPU time. The scenario's own verdict
-// does not matter here: what it executed does.
-func unitProfile(ctx context.Context, j *judge, covdata, bin, dir, features string, u int, unit scenarioUnit) (_ []byte, took, cpu time.Duration, _ error) {
+// text profile, the run's wall and CPU time, and whether the scenario
+// failed. Against the embedded kernel the verdict does not matter here:
+// what it executed does; a kernel unit is judged only by the scenarios it
+// passes (kitkernel.go).
+func unitProfile(ctx context.Context, j *judge, covdata, bin, dir, features string, u int, unit scenarioUnit) (_ []byte, took, cpu time.Duration, failed bool, _ error) {
 	data := filepath.Join(dir, "data", strconv.Itoa(u))
 	if err := os.MkdirAll(data, 0o755); err != nil {
-		return nil, 0, 0, err
+		return nil, 0, 0, false, err
 	}
 	run := filepath.Join(dir, "run", strconv.Itoa(u))
 	if err := os.MkdirAll(run, 0o755); err != nil {
-		return nil, 0, 0, err
+		return nil, 0, 0, false, err
 	}
-	cmd := exec.CommandContext(ctx, bin, "run", "-q", "--slow", "--require", "all", "--features", features, "--tags", unit.Tag)
+	cov := "GOCOVERDIR=" + data
+	prog, args := j.command(bin, []string{"run", "-q", "--slow", "--require", "all", "--features", features, "--tags", unit.Tag}, []string{cov})
+	cmd := exec.CommandContext(ctx, prog, args...)
 	cmd.Dir = run
-	cmd.Env = append(runEnv(), "GOCOVERDIR="+data)
+	cmd.Env = append(runEnv(), cov)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	took, cpu = time.Since(start), cpuOf(cmd.ProcessState)
@@ -208,18 +212,19 @@ func unitProfile(ctx context.Context, j *judge, covdata, bin, dir, features stri
 	if err != nil {
 		var exit *exec.ExitError
 		if ctx.Err() != nil || !(errors.As(err, &exit) && exit.ExitCode() == 1) {
-			return nil, 0, 0, fmt.Errorf("coverage run of %s:%d: %v: %s", unit.File, unit.Line, err, firstLines(string(out), 3))
+			return nil, 0, 0, false, fmt.Errorf("coverage run of %s:%d: %v: %s", unit.File, unit.Line, err, firstLines(string(out), 3))
 		}
+		failed = true
 	}
 	profile := filepath.Join(dir, "run", strconv.Itoa(u)+".out")
 	text := exec.CommandContext(ctx, covdata, "textfmt", "-i="+data, "-o="+profile)
 	out, err = text.CombinedOutput()
 	j.tally.add(&j.tally.coverage, cpuOf(text.ProcessState))
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("coverage profile of %s:%d: %v: %s", unit.File, unit.Line, err, firstLines(string(out), 3))
+		return nil, 0, 0, false, fmt.Errorf("coverage profile of %s:%d: %v: %s", unit.File, unit.Line, err, firstLines(string(out), 3))
 	}
 	p, err := os.ReadFile(profile)
-	return p, took, cpu, err
+	return p, took, cpu, failed, err
 }
 
 // merge adds one scenario's profile to r: every block it lists is known,

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/agentconform/conform/kernelkit"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+func main() {
+	// CheckOutgoing: a mutant of the kit that makes it send what the
+	// protocol's schemas refuse is named on stderr as well as failing the
+	// harness's own validation.
+	kernelkit.Main(loop{}, kernelkit.CheckOutgoing(func(err error) {
+		fmt.Fprintln(os.Stderr, "kitloop: outgoing message:", err)
+	}))
+}
+
+type loop struct{}
+
+func (loop) Info() kernelkit.Info {
+	return kernelkit.Info{Name: "kitloop", Version: "0.1.0"}
+}
+
+// bound is the status a session ends with when one of its bounds is
+// reached before the model answers without calls, "" while none is.
+func bound(s *kernelkit.Session, turns int, started, now time.Time) string {
+	b := s.Config.Bounds
+	switch {
+	case b.MaxTurns != nil && turns >= *b.MaxTurns:
+		return wire.StatusErrorMaxTurns
+	case b.MaxCostUSD != nil && s.Spent() >= *b.MaxCostUSD:
+		return wire.StatusErrorMaxBudgetUSD
+	case b.MaxWallClockS != nil && now.Sub(started).Seconds() >= *b.MaxWallClockS:
+		return wire.StatusErrorMaxWallClock
+	}
+	return ""
+}
+
+func (loop) Run(ctx context.Context, h *kernelkit.Host, p wire.RunParams) (wire.RunSessionResult, error) {
+	s := kernelkit.NewSession(h, p)
+	started := s.Now()
+	if err := s.Start(ctx); err != nil {
+		return s.Finish(ctx, ended(ctx, wire.StatusFailed), nil, err), nil
+	}
+	history := []wire.Message{{Role: "user", Content: []wire.ContentBlock{{Type: wire.BlockText, Text: p.Prompt}}}}
+	for turns := 0; ; turns++ {
+		if status := bound(s, turns, started, s.Now()); status != "" {
+			return finalAnswer(ctx, s, history, status)
+		}
+		turn, err := s.NewTurn(ctx, history)
+		if err != nil {
+			return s.Finish(ctx, ended(ctx, wire.StatusFailed), nil, err), nil
+		}
+		reply, err := turn.Model(ctx, history, s.ToolSpecs())
+		if err != nil {
+			return s.Finish(ctx, ended(ctx, wire.StatusFailed), nil, err), nil
+		}
+		history = append(history, reply.Message)
+		if len(reply.Calls) == 0 {
+			return s.Finish(ctx, wire.StatusCompleted, &reply.Message, nil), nil
+		}
+		results, err := turn.RunTools(ctx, reply.Calls)
+		if err != nil {
+			return s.Finish(ctx, ended(ctx, wire.StatusFailed), nil, err), nil
+		}
+		for _, b := range results.Content {
+			if b.IsError {
+				s.Event(turn.ID, "tool_failed", map[string]any{"tool_call_id": b.ToolUseID, "category": b.ErrorCategory})
+			}
+		}
+		history = append(history, results)
+	}
+}
+
+// finalAnswer is the one graceful turn after a bound: a model request with
+// purpose final_answer and no tools, whose answer ends the session with the
+// bound's status.
+func finalAnswer(ctx context.Context, s *kernelkit.Session, history []wire.Message, status string) (wire.RunSessionResult, error) {
+	turn := s.Begin()
+	turn.Purpose = wire.PurposeFinalAnswer
+	if err := turn.Assemble(ctx, history); err != nil {
+		return s.Finish(ctx, ended(ctx, status), nil, err), nil
+	}
+	reply, err := turn.Model(ctx, history, nil)
+	if err != nil {
+		return s.Finish(ctx, ended(ctx, status), nil, err), nil
+	}
+	return s.Finish(ctx, status, &reply.Message, nil), nil
+}
+
+// ended is status unless the session was cancelled: a session whose
+// context ended ends cancelled, whatever it was doing.
+func ended(ctx context.Context, status string) string {
+	if ctx.Err() != nil || errors.Is(context.Cause(ctx), context.Canceled) {
+		return wire.StatusCancelled
+	}
+	return status
+}
