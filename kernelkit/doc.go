@@ -41,6 +41,8 @@
 // still ends properly) and PA-16 (frontend/decide with nothing pending);
 // the helpers serve TA-01 (the step order of a turn, with the toy loop of
 // the package example), HD-01..HD-06, HD-09, HD-10, HD-11 and HD-14
-// (Dispatch), TA-06 and TA-24 (Charge), ER-04 and ER-09 (ToolResultOf), and
+// (Dispatch), TA-06 and TA-24 (Charge), ER-04 and ER-09 (ToolResultOf), ER-12
+// (Turn.Invoke and CheckOutput: an output its output_schema refuses is an
+// error result), and
 // TA-31 (one turn_id per turn, Begin).
 package kernelkit

@@ -2,11 +2,13 @@ package kernelkit
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/agentconform/conform/refkernel/cost"
+	"github.com/agentconform/conform/refkernel/retry"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -31,6 +33,8 @@ type Session struct {
 	Now func() time.Time
 
 	mu      sync.Mutex
+	outputs map[string]*retry.OutputSchema // compiled on first use; nil until then
+	badOut  error                          // why the output schemas did not compile
 	started time.Time
 	turns   int
 	costUSD float64
@@ -56,6 +60,24 @@ func (s *Session) Tool(name string) (wire.ToolSchema, bool) {
 		}
 	}
 	return wire.ToolSchema{}, false
+}
+
+// CheckOutput checks a tool's output against the tool's output_schema, as
+// the reference kernel does (refkernel/retry: JSON Schema 2020-12, an
+// absent output checked as null); a tool without one accepts anything. The
+// schemas are compiled once, on first use; one that does not compile makes
+// every output of the session's tools fail with the reason.
+func (s *Session) CheckOutput(tool string, out json.RawMessage) error {
+	s.mu.Lock()
+	if s.outputs == nil && s.badOut == nil {
+		s.outputs, s.badOut = retry.CompileOutputSchemas(s.Config.Tools)
+	}
+	sch, bad := s.outputs[tool], s.badOut
+	s.mu.Unlock()
+	if bad != nil {
+		return bad
+	}
+	return sch.Check(out)
 }
 
 // ToolSpecs are the specs of every tool of the config, as a model request

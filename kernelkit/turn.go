@@ -199,12 +199,19 @@ func (t *Turn) RunTools(ctx context.Context, calls []wire.ContentBlock) (wire.Me
 }
 
 // Invoke runs one call with tool/invoke (attempt 1, no retry) and returns
-// its result as ToolResultOf makes it.
+// its result as ToolResultOf makes it, except that an output the tool's
+// output_schema refuses is an unknown-category error result, never a
+// success (ER-12).
 func (t *Turn) Invoke(ctx context.Context, c wire.ContentBlock) wire.ToolResult {
 	tool, _ := t.S.Tool(c.Name)
 	res, err := t.S.Host.Invoke(ctx, wire.ToolInvokeParams{
 		CallContext: t.S.CallContext(t.ID), CallID: c.ID, Provider: tool.Provider, Tool: c.Name, Input: c.Input, Attempt: 1,
 	})
+	if err == nil && !res.IsError {
+		if bad := t.S.CheckOutput(c.Name, res.Output); bad != nil {
+			return wire.ToolResult{Content: bad.Error(), IsError: true, ErrorCategory: wire.ToolErrUnknown}
+		}
+	}
 	return ToolResultOf(res, err)
 }
 
