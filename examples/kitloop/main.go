@@ -12,11 +12,12 @@ import (
 )
 
 func main() {
-	// CheckOutgoing: a mutant of the kit that makes it send what the
-	// protocol's schemas refuse is named on stderr as well as failing the
-	// harness's own validation.
+	// CheckOutgoing as a strict author's tests use it: anything the kit
+	// sends that the protocol's schemas refuse ends the kernel, so a kit
+	// whose self-check itself goes wrong is seen too.
 	kernelkit.Main(loop{}, kernelkit.CheckOutgoing(func(err error) {
-		fmt.Fprintln(os.Stderr, "kitloop: outgoing message:", err)
+		fmt.Fprintln(os.Stderr, "kitloop: the kit sent what the protocol refuses:", err)
+		os.Exit(3)
 	}))
 }
 
@@ -27,18 +28,24 @@ func (loop) Info() kernelkit.Info {
 }
 
 // bound is the status a session ends with when one of its bounds is
-// reached before the model answers without calls, "" while none is.
-func bound(s *kernelkit.Session, turns int, started, now time.Time) string {
+// reached before the model answers without calls, and the bound's name;
+// "" while none is.
+func bound(s *kernelkit.Session, turns int, started, now time.Time) (status, name string) {
 	b := s.Config.Bounds
 	switch {
 	case b.MaxTurns != nil && turns >= *b.MaxTurns:
-		return wire.StatusErrorMaxTurns
+		return wire.StatusErrorMaxTurns, "max_turns"
 	case b.MaxCostUSD != nil && s.Spent() >= *b.MaxCostUSD:
-		return wire.StatusErrorMaxBudgetUSD
+		return wire.StatusErrorMaxBudgetUSD, "max_cost_usd"
 	case b.MaxWallClockS != nil && now.Sub(started).Seconds() >= *b.MaxWallClockS:
-		return wire.StatusErrorMaxWallClock
+		return wire.StatusErrorMaxWallClock, "max_wall_clock_s"
 	}
-	return ""
+	return "", ""
+}
+
+// filtered says whether a reply ended on a content filter.
+func filtered(r kernelkit.Reply) bool {
+	return r.StopReason == wire.ModelErrContentFiltered
 }
 
 func (loop) Run(ctx context.Context, h *kernelkit.Host, p wire.RunParams) (wire.RunSessionResult, error) {
@@ -47,9 +54,11 @@ func (loop) Run(ctx context.Context, h *kernelkit.Host, p wire.RunParams) (wire.
 	if err := s.Start(ctx); err != nil {
 		return s.Finish(ctx, ended(ctx, wire.StatusFailed), nil, err), nil
 	}
+	lastTurn := ""
 	history := []wire.Message{{Role: "user", Content: []wire.ContentBlock{{Type: wire.BlockText, Text: p.Prompt}}}}
 	for turns := 0; ; turns++ {
-		if status := bound(s, turns, started, s.Now()); status != "" {
+		if status, name := bound(s, turns, started, s.Now()); status != "" {
+			s.Event(lastTurn, wire.EventLimitReached, map[string]any{"bound": name, "soft": false})
 			return finalAnswer(ctx, s, history, status)
 		}
 		turn, err := s.NewTurn(ctx, history)
@@ -57,8 +66,17 @@ func (loop) Run(ctx context.Context, h *kernelkit.Host, p wire.RunParams) (wire.
 			return s.Finish(ctx, ended(ctx, wire.StatusFailed), nil, err), nil
 		}
 		reply, err := turn.Model(ctx, history, s.ToolSpecs())
+		if reply.Error != nil && reply.Error.Category == wire.ModelErrContentFiltered {
+			s.Event(turn.ID, wire.EventContentFilter, map[string]any{"message": reply.Error.Message, "category": reply.Error.Category})
+		}
 		if err != nil {
 			return s.Finish(ctx, ended(ctx, wire.StatusFailed), nil, err), nil
+		}
+		lastTurn = turn.ID
+		if filtered(reply) {
+			// A content filter is its own condition (ER-08), not a
+			// generic failure or an ordinary answer.
+			s.Event(turn.ID, wire.EventContentFilter, map[string]any{"message": "the model's reply was filtered", "stop_reason": reply.StopReason})
 		}
 		history = append(history, reply.Message)
 		if len(reply.Calls) == 0 {
