@@ -10,6 +10,9 @@ Feature: Folding a model stream into one reply
 
   @TA-01 @must
   Scenario: text deltas fold into one text block, and a tool_call without input is invoked with {}
+    The second call has input: it is invoked, and kept, with exactly that
+    input, so a fold that gives every call {} is told from a right one.
+
     Given a data_source tool "clock" from provider "time" declared safe with no key fields
     And the model answers request 1 with these stream events:
       """
@@ -17,6 +20,7 @@ Feature: Folding a model stream into one reply
        {"type": "text_delta", "text": "look at "},
        {"type": "text_delta", "text": "the clock."},
        {"type": "tool_call", "id": "call-clock-1", "name": "clock"},
+       {"type": "tool_call", "id": "call-clock-2", "name": "clock", "input": {"zone": "UTC", "null": null}},
        {"type": "usage", "usage": {"input_tokens": 120, "output_tokens": 12}},
        {"type": "stop", "stop_reason": "tool_use"}]
       """
@@ -24,6 +28,7 @@ Feature: Folding a model stream into one reply
     When the session runs
     Then model request 2 holds the assistant message of request 1 with the text "Let me look at the clock." in one text block
     And the call of request 1 has the input {} in its tool/invoke and in the tool_use block of model request 2
+    And the call "call-clock-2" has the input {"zone": "UTC", "null": null} in its tool/invoke and in the tool_use block of model request 2
 
   @TA-06 @must
   Scenario: the post-model-response payload carries the reply's usage events added up, counter by counter

@@ -16,6 +16,7 @@ Feature: Session lifecycle
     And "session-end" was dispatched exactly once, after the last model request
     And the session-end payload carries the final status
     And the last session_meta row carries the final status
+    And the session_meta rows record one start: a single running row, and every row with its started_at and depth
 
   @TA-18 @must
   Scenario: a session ended by max_turns
@@ -25,6 +26,7 @@ Feature: Session lifecycle
     Then "session-start" was dispatched exactly once, before the first context assemble
     And "session-end" was dispatched exactly once, after the last model request
     And the session-end payload carries the final status
+    And the session_meta rows record one start: a single running row, and every row with its started_at and depth
 
   @TA-18 @must
   Scenario: a cancelled session

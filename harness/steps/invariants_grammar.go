@@ -1,6 +1,10 @@
 package steps
 
 import (
+	"errors"
+	"fmt"
+	"strings"
+
 	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -183,6 +187,9 @@ func (s *Scenario) once(v verdicts) {
 	if s.Result.Status == "" || s.Result.Status == wire.StatusRunning {
 		v.add("TA-18", "the session/run answer carries status %q, not a final status", s.Result.Status)
 	}
+	for _, p := range s.startRowProblems() {
+		v.add("TA-18", "%s", p)
+	}
 	ends := 0
 	for _, m := range s.World.Metas() {
 		if m.SessionID == s.SessionID && m.Status != wire.StatusRunning {
@@ -221,4 +228,47 @@ func (s *Scenario) once(v verdicts) {
 			v.add("TA-18", "session-end was dispatched %d times to %q; it fires exactly once", got[id], id)
 		}
 	}
+}
+
+// startRowProblems are what the session's session_meta rows say wrong of
+// its start (PROTOCOL.md §5, §8.3): one running row, sent when the session
+// starts, and every row of the session agreeing on started_at and depth —
+// a root at depth 0 unless the kernel reads depth as the remaining budget
+// . A kernel that stamps each row when it sends it, or forgets the
+// start, passed the end-row checks alone.
+func (s *Scenario) startRowProblems() []string {
+	var out []string
+	starts := 0
+	var first *wire.SessionMeta
+	for _, m := range s.World.Metas() {
+		if m.SessionID != s.SessionID {
+			continue
+		}
+		if m.Status == wire.StatusRunning {
+			starts++
+		}
+		if first == nil {
+			first = &m
+		} else if m.StartedAt != first.StartedAt || m.Depth != first.Depth {
+			out = append(out, fmt.Sprintf("the session_meta rows disagree on the session's start: started_at %q and depth %d, then started_at %q and depth %d", first.StartedAt, first.Depth, m.StartedAt, m.Depth))
+		}
+		if s.env.Info.Readings["depth.meaning"] != "remaining" && m.Depth != 0 {
+			out = append(out, fmt.Sprintf("the root session's %s session_meta row says depth %d; a root is at depth 0 (depth.meaning tree, the default)", m.Status, m.Depth))
+		}
+	}
+	if starts != 1 {
+		out = append(out, fmt.Sprintf("expected exactly one running session_meta row, sent when the session started, the kernel sent %d", starts))
+	}
+	return out
+}
+
+// startRow is TA-18's start side in the session's rows (startRowProblems).
+func (s *Scenario) startRow() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	if ps := s.startRowProblems(); len(ps) > 0 {
+		return errors.New(strings.Join(ps, "; "))
+	}
+	return nil
 }

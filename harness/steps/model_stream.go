@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/cucumber/godog"
@@ -27,6 +28,7 @@ func init() {
 		sc.Step(stepRE(`^the model answers request (\d+) with these stream events:$`), s.answerStream)
 		sc.Step(stepRE(`^model request (\d+) holds the assistant message of request (\d+) with the text "([^"]*)" in one text block$`), s.proves(s.foldedText, "TA-01"))
 		sc.Step(stepRE(`^the call of request (\d+) has the input \{\} in its tool/invoke and in the tool_use block of model request (\d+)$`), s.proves(s.emptyInput, "TA-01"))
+		sc.Step(stepRE(`^the call "([^"]+)" has the input (\{.*\}) in its tool/invoke and in the tool_use block of model request (\d+)$`), s.proves(s.givenInput, "TA-01"))
 		sc.Step(stepRE(`^the post-model-response payload after model request (\d+) carries the sum of its usage events$`), s.proves(s.postModelUsageSum, "TA-06"))
 	})
 }
@@ -98,6 +100,31 @@ func (s *Scenario) emptyInput(from, n int) error {
 	if err != nil {
 		return err
 	}
+	return s.callInput(id, "{}", n, fmt.Sprintf("of request %d, whose tool_call carried no input,", from))
+}
+
+// TA-01: the other side of the same fold: a call with input is invoked,
+// and kept in the history, with exactly that input (a kernel that made
+// every call's input {} passed the empty side alone).
+func (s *Scenario) givenInput(id, want string, n int) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	return s.callInput(id, want, n, "")
+}
+
+// callInput checks that call id carries the JSON input want in every
+// tool/invoke of it and in its tool_use block in model request n; what
+// says which call it is in the messages.
+func (s *Scenario) callInput(id, want string, n int, what string) error {
+	var w bytes.Buffer
+	if err := json.Compact(&w, []byte(want)); err != nil {
+		return fmt.Errorf("the scenario's input %s is not JSON: %v", want, err)
+	}
+	same := func(in json.RawMessage) bool {
+		var buf bytes.Buffer
+		return json.Compact(&buf, in) == nil && sameJSON(buf.Bytes(), w.Bytes())
+	}
 	rs := s.modelRequests()
 	if n < 1 || n > len(rs) {
 		return notReached("there is no model request %d: the kernel sent %d", n, len(rs))
@@ -109,8 +136,8 @@ func (s *Scenario) emptyInput(from, n int) error {
 				continue
 			}
 			inHistory = true
-			if !emptyObject(c.Input) {
-				return fmt.Errorf("expected the tool_use block of call %s in model request %d, whose tool_call carried no input, to carry input {}, it carries %s", id, n, inputText(c.Input))
+			if !same(c.Input) {
+				return fmt.Errorf("expected the tool_use block of call %s %s in model request %d to carry input %s, it carries %s", id, what, n, w.String(), inputText(c.Input))
 			}
 		}
 	}
@@ -124,14 +151,20 @@ func (s *Scenario) emptyInput(from, n int) error {
 			continue
 		}
 		seen++
-		if !emptyObject(p.Input) {
-			return fmt.Errorf("expected the tool/invoke of call %s, whose tool_call carried no input, to carry input {}, it carries %s", id, inputText(p.Input))
+		if !same(p.Input) {
+			return fmt.Errorf("expected the tool/invoke of call %s %s to carry input %s, it carries %s", id, what, w.String(), inputText(p.Input))
 		}
 	}
 	if seen == 0 {
-		return fmt.Errorf("the call %s of request %d was never invoked", id, from)
+		return fmt.Errorf("the call %s was never invoked", id)
 	}
 	return nil
+}
+
+// sameJSON compares two compact JSON texts as values (key order aside).
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
 
 func emptyObject(in json.RawMessage) bool {
