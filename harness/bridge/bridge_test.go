@@ -169,6 +169,50 @@ func TestAgentsOfEveryDialectRunThroughTheBridge(t *testing.T) {
 	}
 }
 
+// An agent that offers MCP tools by their bare names (Continue: tool_prefix
+// "") reaches the session's tools: a name the session declares is the
+// session's, the model's calls to it are invoked, and any other tool it
+// offers is its own (an observation), not a tool of the recorded request.
+// Before, "" was the default prefix, mcp__conform__: every bare tool was
+// taken for the agent's own, and no scripted call was ever invoked.
+func TestBareToolNamesAreTheSessions(t *testing.T) {
+	testrace.SkipUnderRace(t) // whole agent sessions (see TestAgentsOfEveryDialectRunThroughTheBridge)
+	t.Parallel()
+	var p Profile
+	if err := json.Unmarshal([]byte(`{"tool_prefix": ""}`), &p); err != nil || p.toolPrefix() != "" {
+		t.Fatalf("tool_prefix \"\" reads as prefix %q (%v), want none", p.toolPrefix(), err)
+	}
+	if (&Profile{}).toolPrefix() != "mcp__conform__" {
+		t.Fatalf("a profile without tool_prefix has prefix %q, want mcp__conform__", (&Profile{}).toolPrefix())
+	}
+	pr := profile(t, "openai-chat", "--tool-prefix", "", "--own-tool", "Read")
+	pr.ToolPrefix = p.ToolPrefix
+	r := suiteObserved(t, pr, "@TA-01", 2, true)
+	invoked, own := false, false
+	for _, s := range r.Scenarios {
+		if s.Status == report.Error {
+			t.Errorf("%s: error: %s", s.Name, s.Failure)
+		}
+		log := strings.Join(s.Log, "\n")
+		invoked = invoked || strings.Contains(log, "invoke ")
+		if strings.Contains(log, `"Read"`) {
+			t.Errorf("%s: the agent's own tool Read reached the recorded log:\n%s", s.Name, log)
+		}
+		for _, o := range s.Observations {
+			own = own || strings.Contains(o.What, "of its own") && strings.Contains(o.What, `"Read"`)
+			if strings.Contains(o.What, "of its own") && !strings.Contains(o.What, `1 tool(s)`) {
+				t.Errorf("%s: more than the agent's own tool taken for its own: %s", s.Name, o.What)
+			}
+		}
+	}
+	if !invoked {
+		t.Error("no scripted call reached a tool/invoke: the bare-named session tools were not taken for the session's")
+	}
+	if !own {
+		t.Error("no observation names Read as a tool of the agent's own")
+	}
+}
+
 // Every misbehaviour ends the session in an error naming what the agent
 // did, and no process of the agent is left.
 func TestMisbehavingAgentsEndInAClearError(t *testing.T) {

@@ -161,7 +161,7 @@ func (r *run) dispatch(ctx context.Context, ev hookrelay.Event) (hookrelay.Decis
 	default:
 		name, ok := hookrelay.StripMCP(ev.ToolName, r.k.Profile.serverName())
 		if !ok {
-			name, ok = strings.CutPrefix(ev.ToolName, r.k.Profile.toolPrefix())
+			name, ok = r.k.Profile.sessionTool(ev.ToolName, r.p.Config.Tools)
 		}
 		if ev.MCPServer != "" {
 			// Gemini CLI names an MCP tool in mcp_context.

@@ -50,10 +50,13 @@ type Profile struct {
 	// (extensions/NAME.ts: "pi"); the agent is told to load it in Command.
 	MCPExtension string `json:"mcp_extension,omitempty"`
 	// MCPServerName names the MCP server to the agent (default "conform");
-	// ToolPrefix is how the agent names its tools (default
+	// ToolPrefix is how the agent names its tools (left out:
 	// "mcp__conform__"): a tool offered without it is the agent's own.
-	MCPServerName string `json:"mcp_server_name,omitempty"`
-	ToolPrefix    string `json:"tool_prefix,omitempty"`
+	// Given as "", the agent offers MCP tools by their bare names
+	// (Continue): a tool is the session's when the session declares its
+	// name, and any other tool is the agent's own.
+	MCPServerName string  `json:"mcp_server_name,omitempty"`
+	ToolPrefix    *string `json:"tool_prefix,omitempty"`
 	// Hooks names the agent's hook format the bridge writes for the
 	// session's subscribers ("claude-code": the {hooks_config} settings
 	// file; "codex": ~/.codex/hooks.json; "gemini-cli": "hooks" in
@@ -352,10 +355,23 @@ func (p *Profile) serverName() string {
 }
 
 func (p *Profile) toolPrefix() string {
-	if p.ToolPrefix == "" {
+	if p.ToolPrefix == nil {
 		return "mcp__" + p.serverName() + "__"
 	}
-	return p.ToolPrefix
+	return *p.ToolPrefix
+}
+
+// sessionTool maps a tool name as the agent names it onto the session's
+// (ok false: the agent's own tool). With no prefix (ToolPrefix ""), only a
+// name the session declares is the session's: every name has the empty
+// prefix, the agent's built-in tools too.
+func (p *Profile) sessionTool(n string, tools []wire.ToolSchema) (string, bool) {
+	prefix := p.toolPrefix()
+	w, ok := strings.CutPrefix(n, prefix)
+	if ok && prefix == "" {
+		ok = slices.ContainsFunc(tools, func(t wire.ToolSchema) bool { return t.Name == w })
+	}
+	return w, ok
 }
 
 // expand replaces placeholders; one not in vars is left as written (Check

@@ -92,7 +92,7 @@ func (r *run) serve() error {
 	prefix := pr.toolPrefix()
 	opts := dialect.Options{
 		ToWire: func(n string) (string, bool) {
-			w, ok := strings.CutPrefix(n, prefix)
+			w, ok := pr.sessionTool(n, r.p.Config.Tools)
 			if !ok {
 				r.mu.Lock()
 				if !r.ownTools[n] {

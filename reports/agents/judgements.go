@@ -84,6 +84,7 @@ var Agents = []Agent{
 	{"qwen-code", "[Qwen Code](https://github.com/QwenLM/qwen-code)", true},
 	{"pi", "[pi](https://github.com/badlogic/pi-mono)", true},
 	{"cline", "[Cline](https://github.com/cline/cline)", true},
+	{"continue", "[Continue](https://github.com/continuedev/continue)", true},
 }
 
 // Package is a profile's pinned package.

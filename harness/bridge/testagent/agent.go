@@ -23,6 +23,7 @@ var Misbehaviours = []string{"bad-request", "half-request", "hang", "exit-early"
 type config struct {
 	dialect, baseURL, mcpURL, prompt, model, misbehave string
 	settings, otlpURL                                  string
+	toolPrefix, ownTool                                string
 	maxTurns                                           int
 	stream, titleCall                                  bool
 }
@@ -43,6 +44,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.misbehave, "misbehave", "", "misbehave: "+strings.Join(Misbehaviours, ", "))
 	fs.StringVar(&c.settings, "settings", "", "a Claude Code settings file whose command hooks to run (SessionStart, PreToolUse, PostToolUse, SessionEnd)")
 	fs.StringVar(&c.otlpURL, "otlp-url", "", "export the agent's spans over OTLP/HTTP to this base URL")
+	fs.StringVar(&c.toolPrefix, "tool-prefix", "mcp__conform__", "how the agent names its MCP tools to the model: this prefix and the tool's name (\"\": the bare name, as Continue does)")
+	fs.StringVar(&c.ownTool, "own-tool", "", "also offer the model a tool of the agent's own by this name (never called)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -149,8 +152,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			sc, _ := json.Marshal(t.InputSchema)
 			var schema map[string]any
 			_ = json.Unmarshal(sc, &schema)
-			tools = append(tools, tool{name: prefix + t.Name, description: t.Description, schema: schema})
+			tools = append(tools, tool{name: c.toolPrefix + t.Name, description: t.Description, schema: schema})
 		}
+	}
+	if c.ownTool != "" {
+		tools = append(tools, tool{name: c.ownTool, description: "a tool of the agent's own", schema: map[string]any{"type": "object", "properties": map[string]any{}}})
 	}
 	a := &agent{c: c, m: m, sess: sess, tools: tools, hooks: hk, tr: tr, stderr: stderr}
 	res := a.session(ctx)
@@ -165,10 +171,6 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, string(b))
 	return 0
 }
-
-// prefix is how the agent names its MCP tools to the model, as Claude Code
-// does.
-const prefix = "mcp__conform__"
 
 type tool struct {
 	name, description string

@@ -164,8 +164,8 @@ func orReason(s string) string {
 
 func (a *agent) runTool(ctx context.Context, c call) result {
 	r := result{id: c.id, name: c.name}
-	name, ok := strings.CutPrefix(c.name, prefix)
-	if !ok || a.sess == nil {
+	name, ok := strings.CutPrefix(c.name, a.c.toolPrefix)
+	if !ok || a.sess == nil || c.name == a.c.ownTool {
 		r.text, r.isError = "no such tool: "+c.name, true
 		return r
 	}
