@@ -104,9 +104,26 @@ func (d *decideInteractive) rejected(tool string) error {
 		case o.Category != wire.FrontendErrInvalidClientEvent:
 			return fmt.Errorf("expected the second frontend connection's answer to call %s (%q) to be rejected with category %s, the kernel gave %q (%s)",
 				o.CallID, tool, wire.FrontendErrInvalidClientEvent, o.Category, o.Message)
+		case !d.reported(o.CallID):
+			// PROTOCOL.md §6.7: a rejected answer comes with its
+			// frontend_error event, never dropped without a word.
+			return fmt.Errorf("the kernel rejected the second frontend connection's answer to call %s (%q) but sent no %s event naming connection %q and call_id %s (frontend_error events: %s)",
+				o.CallID, tool, wire.EventFrontendError, secondConnection, o.CallID, (&decideArea{s: d.s}).frontendErrors())
 		}
 	}
 	return nil
+}
+
+// reported says whether a frontend_error event of the session names the
+// second connection and call id.
+func (d *decideInteractive) reported(callID string) bool {
+	for _, fe := range d.s.eventEntries(d.s.SessionID, wire.EventFrontendError) {
+		ev := fe.Value.(wire.Event)
+		if payloadString(ev, "call_id") == callID && payloadString(ev, "connection") == secondConnection {
+			return true
+		}
+	}
+	return false
 }
 
 // PA-15: the human's answer is the call's result; a call nobody answered
