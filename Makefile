@@ -191,7 +191,7 @@ mutation:
 mutation-kernelkit:
 	@mkdir -p $(REPORTS)/tmp $(REPORTS)/mutation-kernelkit
 	$(GO) run ./cmd/mutate -tree kernelkit -j $(MUTATION_JOBS) -out $(REPORTS)/mutation-kernelkit \
-		-journal $(REPORTS)/tmp/mutation-kernelkit.jsonl -commit "$$(git rev-parse --short HEAD 2>/dev/null)" $(MUTATION_FLAGS)
+		-survivors internal/mutation/survivors-kernelkit.json -journal $(REPORTS)/tmp/mutation-kernelkit.jsonl -commit "$$(git rev-parse --short HEAD 2>/dev/null)" $(MUTATION_FLAGS)
 
 # The same campaign over the reference plugins (refplugin, issue 30;
 # reports/mutation-plugins/): each mutant built into its plugin's main and

@@ -24,7 +24,9 @@ func main() {
 type loop struct{}
 
 func (loop) Info() kernelkit.Info {
-	return kernelkit.Info{Name: "kitloop", Version: "0.1.0"}
+	// The readings kernelkit's helpers implement: Dispatch sets no
+	// deadline for an effective hook timeout of 0.
+	return kernelkit.Info{Name: "kitloop", Version: "0.1.0", Readings: map[string]string{"hooks.zero_timeout": "none"}}
 }
 
 // bound is the status a session ends with when one of its bounds is
