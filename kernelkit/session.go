@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentconform/conform/kernelkit/outschema"
 	"github.com/agentconform/conform/refkernel/cost"
-	"github.com/agentconform/conform/refkernel/retry"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -33,8 +33,8 @@ type Session struct {
 	Now func() time.Time
 
 	mu      sync.Mutex
-	outputs map[string]*retry.OutputSchema // compiled on first use; nil until then
-	badOut  error                          // why the output schemas did not compile
+	outputs map[string]*outschema.Schema // compiled on first use; nil until then
+	badOut  error                        // why the output schemas did not compile
 	started time.Time
 	turns   int
 	costUSD float64
@@ -63,14 +63,14 @@ func (s *Session) Tool(name string) (wire.ToolSchema, bool) {
 }
 
 // CheckOutput checks a tool's output against the tool's output_schema, as
-// the reference kernel does (refkernel/retry: JSON Schema 2020-12, an
+// the reference kernel does (kernelkit/outschema: JSON Schema 2020-12, an
 // absent output checked as null); a tool without one accepts anything. The
 // schemas are compiled once, on first use; one that does not compile makes
 // every output of the session's tools fail with the reason.
 func (s *Session) CheckOutput(tool string, out json.RawMessage) error {
 	s.mu.Lock()
 	if s.outputs == nil && s.badOut == nil {
-		s.outputs, s.badOut = retry.CompileOutputSchemas(s.Config.Tools)
+		s.outputs, s.badOut = outschema.Compile(s.Config.Tools)
 	}
 	sch, bad := s.outputs[tool], s.badOut
 	s.mu.Unlock()
