@@ -11,7 +11,8 @@ Feature: Folding a model stream into one reply
   @TA-01 @must
   Scenario: text deltas fold into one text block, and a tool_call without input is invoked with {}
     The second call has input: it is invoked, and kept, with exactly that
-    input, so a fold that gives every call {} is told from a right one.
+    input, so a fold that gives every call {} is told from a right one. The
+    tool's output is one byte, which is still the calls' result.
 
     Given a data_source tool "clock" from provider "time" declared safe with no key fields
     And the model answers request 1 with these stream events:
@@ -24,11 +25,16 @@ Feature: Folding a model stream into one reply
        {"type": "usage", "usage": {"input_tokens": 120, "output_tokens": 12}},
        {"type": "stop", "stop_reason": "tool_use"}]
       """
+    And the tool "clock" returns this output:
+      """
+      7
+      """
     And the model answers request 2 with text "It is noon."
     When the session runs
     Then model request 2 holds the assistant message of request 1 with the text "Let me look at the clock." in one text block
     And the call of request 1 has the input {} in its tool/invoke and in the tool_use block of model request 2
     And the call "call-clock-2" has the input {"zone": "UTC", "null": null} in its tool/invoke and in the tool_use block of model request 2
+    And model request 2 holds the output "7" of the tool "clock" as the result of every call to it
 
   @TA-06 @must
   Scenario: the post-model-response payload carries the reply's usage events added up, counter by counter

@@ -29,6 +29,12 @@ func init() {
 		sc.Step(stepRE(`^model request (\d+) holds the assistant message of request (\d+) with the text "([^"]*)" in one text block$`), s.proves(s.foldedText, "TA-01"))
 		sc.Step(stepRE(`^the call of request (\d+) has the input \{\} in its tool/invoke and in the tool_use block of model request (\d+)$`), s.proves(s.emptyInput, "TA-01"))
 		sc.Step(stepRE(`^the call "([^"]+)" has the input (\{.*\}) in its tool/invoke and in the tool_use block of model request (\d+)$`), s.proves(s.givenInput, "TA-01"))
+		// The result side of the same fold: a tool's output, down to one
+		// byte, is the call's result in the next request (a kernel that
+		// took a one-byte output for none passed every longer one).
+		sc.Step(stepRE(`^model request (\d+) holds the output "([^"]*)" of the tool "([^"]+)" as the result of every call to it$`), s.proves(func(nth, text, tool string) error {
+			return (&planArea{s: s}).resultText(nth, text, tool)
+		}, "TA-01"))
 		sc.Step(stepRE(`^the post-model-response payload after model request (\d+) carries the sum of its usage events$`), s.proves(s.postModelUsageSum, "TA-06"))
 	})
 }
