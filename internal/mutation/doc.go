@@ -176,6 +176,18 @@
 // check. A kill is reproduced by running the invocations again
 // (-plugin-reproduce).
 //
+// Kernels built on the mutated tree (kitkernel.go, issue 29; cmd/mutate
+// -tree kernelkit, make mutation-kernelkit): the reference kernel runs only
+// kernelkit's wire layer, so a kit's survivors of the embedded kernel are
+// judged again against each KitKernels main (examples/kitloop, a loop on
+// every helper the kit exports), served by `conform run --kernel` with the
+// schema switch and the coverage folder handed over with --env. Such a
+// kernel need not pass the whole suite: per-scenario reach is measured on
+// its own coverage build, and every scenario it fails unmutated, alone or
+// in a whole-suite run, is taken out of reach (baseline difference), so a
+// mutant is judged only by scenarios that pass without it and any failure
+// of one is the mutant's.
+//
 // This package serves no requirement ID itself: it measures the suite's
 // power over all of them.
 package mutation
