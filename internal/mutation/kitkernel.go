@@ -166,26 +166,14 @@ func RunKernels(ctx context.Context, cfg Config, units []KernelUnit) (*Report, e
 		builds += rep.Builds
 		schemaS += rep.SchemaBuildS
 		cpu.add(rep.CPU)
-		for _, r := range rep.Mutants {
-			r.Kernel = u.Name
-			k := journalKey(r.Mutant)
-			if old, ok := final[k]; ok && !better(r, old) {
-				continue
-			}
-			final[k] = r
-		}
+		name := u.Name
+		merge(final, rep.Mutants, func(r *Result) { r.Kernel = name })
 	}
 	pkgs, mutants, _, err := selectMutants(root, cfg.Tree, cfg.Packages, cfg.PerPackage, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
-	var results []Result
-	for _, m := range mutants {
-		if r, ok := final[journalKey(m)]; ok {
-			results = append(results, r)
-		}
-	}
-	rep := newReport(cfg, pkgs, results, cfg.Now().Sub(start))
+	rep := newReport(cfg, pkgs, inOrder(final, mutants), cfg.Now().Sub(start))
 	rep.Builds, rep.SchemaBuildS = builds, schemaS
 	cpu.Total = (usedCPU() - cpu0).Seconds()
 	rep.CPU = cpu

@@ -230,14 +230,8 @@ func RunPlugins(ctx context.Context, cfg Config, units []PluginUnit) (*Report, e
 				builds += time.Duration(rep.CPU.Builds * float64(time.Second))
 			}
 			nbuilds += rep.Builds
-			for _, r := range rep.Mutants {
-				r.Plugin = u.Name
-				k := journalKey(r.Mutant)
-				if old, ok := final[k]; ok && !better(r, old) {
-					continue
-				}
-				final[k] = r
-			}
+			name := u.Name
+			merge(final, rep.Mutants, func(r *Result) { r.Plugin = name })
 		}
 		if !ran {
 			break
@@ -247,12 +241,7 @@ func RunPlugins(ctx context.Context, cfg Config, units []PluginUnit) (*Report, e
 	if err != nil {
 		return nil, err
 	}
-	var results []Result
-	for _, m := range mutants {
-		if r, ok := final[journalKey(m)]; ok {
-			results = append(results, r)
-		}
-	}
+	results := inOrder(final, mutants)
 	cfg.PerScenario = false
 	// Only this campaign's packages' classifications can go stale here:
 	// one committed list serves every part of the plugin campaign.
@@ -293,6 +282,30 @@ func survivorsOf(final map[string]Result, dir string) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// merge takes a later pass's verdicts into final (by journalKey), each
+// marked by mark, where better says it replaces the one there.
+func merge(final map[string]Result, later []Result, mark func(*Result)) {
+	for _, r := range later {
+		mark(&r)
+		k := journalKey(r.Mutant)
+		if old, ok := final[k]; ok && !better(r, old) {
+			continue
+		}
+		final[k] = r
+	}
+}
+
+// inOrder is the verdicts of final for mutants, in their order.
+func inOrder(final map[string]Result, mutants []Mutant) []Result {
+	var results []Result
+	for _, m := range mutants {
+		if r, ok := final[journalKey(m)]; ok {
+			results = append(results, r)
+		}
+	}
+	return results
 }
 
 // better reports whether verdict r of a later unit replaces old: a kill
