@@ -153,6 +153,9 @@ func RunKernels(ctx context.Context, cfg Config, units []KernelUnit) (*Report, e
 		uu := u
 		uu.Conform = conform
 		c.Target, c.Kernel, c.Only, c.Carry, c.Serve = u.Main, &uu, only, Carry{}, false
+		// The baseline difference is per scenario: without per-scenario
+		// reach a kernel's failing scenarios would judge every mutant.
+		c.PerScenario, c.Reach = true, true
 		if cfg.Journal != "" {
 			c.Journal = strings.TrimSuffix(cfg.Journal, ".jsonl") + "-" + u.Name + ".jsonl"
 		}
