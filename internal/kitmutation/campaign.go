@@ -45,6 +45,11 @@ type Config struct {
 	// the verdicts of a campaign stopped early are a random sample.
 	Journal     string
 	FromJournal bool
+	// Carry is an earlier journal of the same kit whose kills and
+	// mutants that do not compile are taken instead of judged again (its
+	// survivors are judged again: a new check may kill them); CarryFrom
+	// names it in the report.
+	Carry, CarryFrom string
 }
 
 // judge is one judge of a campaign: the self-test's transcript or a kernel,
@@ -151,7 +156,20 @@ func Run(ctx context.Context, cfg Config) (*mutation.Report, error) {
 				return nil, err
 			}
 		}
-		if results, err = c.judgeAll(ctx, ms); err != nil {
+		carried := map[string]mutation.Result{}
+		if cfg.Carry != "" {
+			old, err := readJournal(cfg.Carry, ms)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range old {
+				if r.Status.IsKill() || r.Status == mutation.NotViable {
+					r.CarriedFrom = cmp.Or(cfg.CarryFrom, cfg.Carry)
+					carried[r.Key] = r
+				}
+			}
+		}
+		if results, err = c.judgeAll(ctx, ms, carried); err != nil {
 			return nil, err
 		}
 	}
@@ -360,7 +378,7 @@ func (c *campaign) reached(m mutant) bool {
 }
 
 // judgeAll judges the mutants, Jobs at a time.
-func (c *campaign) judgeAll(ctx context.Context, ms []mutant) ([]mutation.Result, error) {
+func (c *campaign) judgeAll(ctx context.Context, ms []mutant, carried map[string]mutation.Result) ([]mutation.Result, error) {
 	results := make([]mutation.Result, len(ms))
 	var journal *os.File
 	if c.cfg.Journal != "" {
@@ -379,7 +397,11 @@ func (c *campaign) judgeAll(ctx context.Context, ms []mutant) ([]mutation.Result
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = c.judgeOne(ctx, ms[i])
+				if r, ok := carried[ms[i].Key]; ok {
+					results[i] = r
+				} else {
+					results[i] = c.judgeOne(ctx, ms[i])
+				}
 				mu.Lock()
 				done++
 				r := results[i]

@@ -5,7 +5,9 @@ survivor not reached, and is not judged.
     python3 pyreach.py OUT_DIR FILE_SUFFIX (SCRIPT | -m MODULE) ARGS...
 
 writes OUT_DIR/<pid>.json, the executed line numbers of the files whose
-name ends with FILE_SUFFIX, when the program exits.
+name ends with FILE_SUFFIX, every 20 ms while they grow and
+when the program exits: the harness may end a kernel with a signal, which
+no exit handler sees.
 """
 
 import atexit
@@ -14,6 +16,7 @@ import os
 import runpy
 import sys
 import threading
+import time
 
 out, suffix = sys.argv[1], sys.argv[2]
 lines = set()
@@ -32,12 +35,28 @@ def trace(frame, event, arg):
     return None
 
 
+written = [0]
+
+
 def dump():
-    with open(os.path.join(out, "%d.json" % os.getpid()), "w") as f:
-        json.dump(sorted(lines), f)
+    n = len(lines)
+    if n == written[0]:
+        return
+    tmp = os.path.join(out, "%d.tmp" % os.getpid())
+    with open(tmp, "w") as f:
+        json.dump(sorted(set(lines)), f)
+    os.replace(tmp, os.path.join(out, "%d.json" % os.getpid()))
+    written[0] = n
+
+
+def keep_dumping():
+    while True:
+        time.sleep(0.02)
+        dump()
 
 
 atexit.register(dump)
+threading.Thread(target=keep_dumping, daemon=True).start()
 threading.settrace(trace)
 sys.settrace(trace)
 if sys.argv[3] == "-m":
