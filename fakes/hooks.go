@@ -166,7 +166,12 @@ func (h *Hooks) dispatch(ctx context.Context, done <-chan struct{}, p wire.HookD
 			pl := clonePayload(p.Payload)
 			return wire.HookDispatchResult{Outcome: wire.OutcomeTransform, Payload: &pl}, nil
 		}
-		return wire.HookDispatchResult{Outcome: wire.OutcomeAck}, nil
+		// A transform's wrong outcome carries the unchanged payload, so
+		// that a kernel that takes any answer with a payload for a
+		// transform is caught, not only one that needs a payload (the Node
+		// kit's check survived its outcome test removed: issue 29).
+		pl := clonePayload(p.Payload)
+		return wire.HookDispatchResult{Outcome: wire.OutcomeAck, Payload: &pl}, nil
 	case HookAppend:
 		pl := clonePayload(p.Payload)
 		pl.Messages = append(pl.Messages, wire.Message{Role: "user", Content: []wire.ContentBlock{{Type: wire.BlockText, Text: b.Text}}})

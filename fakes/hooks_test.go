@@ -69,6 +69,9 @@ func TestUnfitAnswers(t *testing.T) {
 		if res.Outcome != want {
 			t.Errorf("%s subscriber's wrong outcome is %q, want %q", mode, res.Outcome, want)
 		}
+		if mode == wire.ModeTransform && (res.Payload == nil || !reflect.DeepEqual(clonePayload(p), *res.Payload)) {
+			t.Errorf("a transform's wrong outcome carries %+v, want the unchanged payload", res.Payload)
+		}
 	}
 	var res wire.HookDispatchResult
 	_ = json.Unmarshal(hookResult(t, HookBehavior{Action: HookWrongVariant}, wire.ModeTransform, p), &res)
