@@ -125,7 +125,7 @@ test("initialize carries the kernel's glue list (PROTOCOL.md §15), and none whe
 test("cancel: the calls in flight are abandoned, session-end still runs, the signal fires", async () => {
   let aborted = false;
   const kernel = { ...toyKernel, async run(host, params) { host.signal.addEventListener("abort", () => { aborted = true; }); return toyKernel.run(host, params); } };
-  const h = harness(kernel, (m) => (m.method === "hook/dispatch" ? { result: { outcome: "ack" } } : m.method === "context/assemble" ? { result: { contributions: [] } } : undefined));
+  const h = harness(kernel, (m) => (m.method === "hook/dispatch" ? { result: { outcome: "ack" } } : m.method === "context/assemble" ? { result: { contributions: null } } : undefined)); // null: the schema lets the harness answer it
   await h.init();
   const run = h.request("session/run", { session_id: "c", prompt: "", config: config({ hooks: { default_timeout_ms: 100, subscribers: [{ id: "end", point: "session-end", mode: "observe" },
     { id: "zero", point: "session-start", mode: "observe", timeout_ms: 0 }] } }) });

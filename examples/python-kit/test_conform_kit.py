@@ -110,7 +110,10 @@ class MiniHarness:
         method, p = msg["method"], msg["params"]
         result = None
         if method == "context/assemble":
-            result = {"contributions": [{"source": "mini", "text": "ctx"}]}
+            # From the second turn on, null: the schema lets the harness
+            # answer null for no contributions, and the kit must pass on a
+            # list (the transcript validates it).
+            result = {"contributions": [{"source": "mini", "text": "ctx"}] if p["turn"] == 1 else None}
         elif method == "hook/dispatch":
             script = self.hooks.get(p["subscriber"])
             if script == "hang":
