@@ -38,6 +38,15 @@
 // once more with twice the time; timing out again is a kill by timeout.
 // A transcript kill is reproduced the same way.
 //
+// Reach is written by every traced process every 20 ms as well as at exit:
+// the harness ends kernels with a signal, which no exit handler sees.
+//
+// Mutants are judged in a seeded random order, each verdict journaled as
+// it comes (-journal), so that a campaign stopped when its time runs out
+// leaves a random sample, which -from-journal reports as such. -carry
+// takes an earlier journal's kills and mutants that do not compile and
+// judges its survivors again (a new check may kill them).
+//
 // The report's before figure scores the same verdicts without the fuller
 // kernel: what the kit's own toy and transcript test catch.
 //
