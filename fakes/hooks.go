@@ -1,6 +1,7 @@
 package fakes
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -116,9 +117,10 @@ func crashError(msg string) error {
 // purpose (PROTOCOL.md §11).
 //
 // raw is the request's params as the kernel sent them: a transform that
-// changes nothing echoes the kernel's payload byte for byte, so that an
+// changes nothing echoes the kernel's payload value for value, so that an
 // empty list stays an empty list and a field the Go binding omits when
-// empty is not dropped from the kernel's own payload.
+// empty is not dropped from the kernel's own payload; only the order of
+// every object's keys changes (sorted, reordered).
 func (h *Hooks) dispatch(ctx context.Context, done <-chan struct{}, p wire.HookDispatchParams, raw json.RawMessage) (any, error) {
 	b := h.Get(p.Subscriber)
 	if b.Barrier != nil {
@@ -164,7 +166,12 @@ func (h *Hooks) dispatch(ctx context.Context, done <-chan struct{}, p wire.HookD
 			pl := clonePayload(p.Payload)
 			return wire.HookDispatchResult{Outcome: wire.OutcomeTransform, Payload: &pl}, nil
 		}
-		return wire.HookDispatchResult{Outcome: wire.OutcomeAck}, nil
+		// A transform's wrong outcome carries the unchanged payload, so
+		// that a kernel that takes any answer with a payload for a
+		// transform is caught, not only one that needs a payload (the Node
+		// kit's check survived its outcome test removed: issue 29).
+		pl := clonePayload(p.Payload)
+		return wire.HookDispatchResult{Outcome: wire.OutcomeAck, Payload: &pl}, nil
 	case HookAppend:
 		pl := clonePayload(p.Payload)
 		pl.Messages = append(pl.Messages, wire.Message{Role: "user", Content: []wire.ContentBlock{{Type: wire.BlockText, Text: b.Text}}})
@@ -191,10 +198,31 @@ func (h *Hooks) dispatch(ctx context.Context, done <-chan struct{}, p wire.HookD
 			return struct {
 				Outcome string          `json:"outcome"`
 				Payload json.RawMessage `json:"payload"`
-			}{wire.OutcomeTransform, params.Payload}, nil
+			}{wire.OutcomeTransform, reordered(params.Payload)}, nil
 		}
 	}
 	return defaultAnswer(p), nil
+}
+
+// reordered is a JSON value with the keys of every object in sorted order,
+// every value and number as it was. JSON objects are unordered (RFC 8259
+// §4), and a harness may echo a payload in any key order: a kernel that
+// checks a transform changed only what it may change must compare values,
+// not text. A kernel that sends its keys sorted already is not probed by
+// it, but every kit and kernel that builds payloads field by field is (the
+// Node kit's comparison was once one .sort() away from failing: issue 29).
+func reordered(raw json.RawMessage) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return raw
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return b
 }
 
 func defaultAnswer(p wire.HookDispatchParams) wire.HookDispatchResult {

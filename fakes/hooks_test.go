@@ -69,6 +69,9 @@ func TestUnfitAnswers(t *testing.T) {
 		if res.Outcome != want {
 			t.Errorf("%s subscriber's wrong outcome is %q, want %q", mode, res.Outcome, want)
 		}
+		if mode == wire.ModeTransform && (res.Payload == nil || !reflect.DeepEqual(clonePayload(p), *res.Payload)) {
+			t.Errorf("a transform's wrong outcome carries %+v, want the unchanged payload", res.Payload)
+		}
 	}
 	var res wire.HookDispatchResult
 	_ = json.Unmarshal(hookResult(t, HookBehavior{Action: HookWrongVariant}, wire.ModeTransform, p), &res)
@@ -88,11 +91,13 @@ func TestHangEndsOnCancel(t *testing.T) {
 	}
 }
 
-// A transform that changes nothing echoes the kernel's payload exactly: an
-// empty list the Go binding would omit stays in the answer.
-func TestUnchangedTransformEchoesBytes(t *testing.T) {
+// A transform that changes nothing echoes the kernel's payload value for
+// value: an empty list the Go binding would omit stays in the answer, a
+// number keeps its spelling; only the keys come back sorted (a kernel must
+// not depend on their order: issue 29).
+func TestUnchangedTransformEchoesValues(t *testing.T) {
 	h := newHooks()
-	raw := json.RawMessage(`{"subscriber":"X","mode":"transform","point":"pre-model-call","payload":{"variant":"pre-model-call","tools":[],"x-kernel":{"k":1}}}`)
+	raw := json.RawMessage(`{"subscriber":"X","mode":"transform","point":"pre-model-call","payload":{"variant":"pre-model-call","tools":[],"x-kernel":{"k":1.50,"a":12345678901234567890}}}`)
 	var p wire.HookDispatchParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		t.Fatal(err)
@@ -102,7 +107,7 @@ func TestUnchangedTransformEchoesBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(res)
-	if want := `{"outcome":"transform","payload":{"variant":"pre-model-call","tools":[],"x-kernel":{"k":1}}}`; string(b) != want {
+	if want := `{"outcome":"transform","payload":{"tools":[],"variant":"pre-model-call","x-kernel":{"a":12345678901234567890,"k":1.50}}}`; string(b) != want {
 		t.Errorf("answer = %s, want %s", b, want)
 	}
 }

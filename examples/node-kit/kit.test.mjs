@@ -125,14 +125,17 @@ test("initialize carries the kernel's glue list (PROTOCOL.md §15), and none whe
 test("cancel: the calls in flight are abandoned, session-end still runs, the signal fires", async () => {
   let aborted = false;
   const kernel = { ...toyKernel, async run(host, params) { host.signal.addEventListener("abort", () => { aborted = true; }); return toyKernel.run(host, params); } };
-  const h = harness(kernel, (m) => (m.method === "hook/dispatch" ? { result: { outcome: "ack" } } : m.method === "context/assemble" ? { result: { contributions: [] } } : undefined));
+  const h = harness(kernel, (m) => (m.method === "hook/dispatch" ? { result: { outcome: "ack" } } : m.method === "context/assemble" ? { result: { contributions: null } } : undefined)); // null: the schema lets the harness answer it
   await h.init();
-  const run = h.request("session/run", { session_id: "c", prompt: "", config: config({ hooks: { default_timeout_ms: 100, subscribers: [{ id: "end", point: "session-end", mode: "observe" }] } }) });
+  const run = h.request("session/run", { session_id: "c", prompt: "", config: config({ hooks: { default_timeout_ms: 100, subscribers: [{ id: "end", point: "session-end", mode: "observe" },
+    { id: "zero", point: "session-start", mode: "observe", timeout_ms: 0 }] } }) });
   const stream = await h.until((m) => m.method === "model/stream");
   assert.deepEqual((await h.request("session/cancel", { session_id: "c" })).result, {});
   assert.equal((await run).result.status, "cancelled");
   assert.ok(h.seen.some((m) => m.method === "$/cancelRequest" && m.params.id === stream.id));
   assert.ok(h.seen.some((m) => m.method === "hook/dispatch" && m.params.point === "session-end"));
+  // An own timeout_ms of 0 is not absent: announced as 0, not the default.
+  assert.deepEqual(h.seen.filter((m) => m.method === "hook/dispatch").map((m) => [m.params.subscriber, m.params.timeout_ms]), [["zero", 0], ["end", 100]]);
   assert.equal(h.seen.filter((m) => m.method === "session/meta").at(-1).params.status, "cancelled");
   assert.ok(aborted);
   assert.deepEqual((await h.request("session/cancel", { session_id: "c" })).result, {}); // ended: {}

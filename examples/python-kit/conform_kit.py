@@ -824,7 +824,10 @@ class Session:
         for sub in hooks.get("subscribers") or []:
             if sub.get("point") != payload.get("variant"):
                 continue
-            timeout_ms = int(sub.get("timeout_ms") or hooks.get("default_timeout_ms") or 0)
+            # An own timeout_ms of 0 is the subscriber's, not absent: only
+            # an absent one falls back to the default (section 9 Subscriber).
+            own = sub.get("timeout_ms")
+            timeout_ms = int(hooks.get("default_timeout_ms") or 0 if own is None else own)
             answer, category, reason = self._call_hook(host or self.host, turn_id, sub, out.payload, timeout_ms)
             mode = sub.get("mode")
             if category:

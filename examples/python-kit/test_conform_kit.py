@@ -110,7 +110,10 @@ class MiniHarness:
         method, p = msg["method"], msg["params"]
         result = None
         if method == "context/assemble":
-            result = {"contributions": [{"source": "mini", "text": "ctx"}]}
+            # From the second turn on, null: the schema lets the harness
+            # answer null for no contributions, and the kit must pass on a
+            # list (the transcript validates it).
+            result = {"contributions": [{"source": "mini", "text": "ctx"}] if p["turn"] == 1 else None}
         elif method == "hook/dispatch":
             script = self.hooks.get(p["subscriber"])
             if script == "hang":
@@ -249,6 +252,7 @@ class KitTest(unittest.TestCase):
             {"id": "wrong", "point": "pre-tool-call", "mode": "observe"},
             {"id": "V", "point": "plan-ready", "mode": "veto"},
             {"id": "never", "point": "plan-ready", "mode": "observe"},
+            {"id": "zero", "point": "pre-model-call", "mode": "observe", "timeout_ms": 0},
         ]
         hooks = {"late": "hang", "wrong": {"outcome": "veto", "decision": "ALLOW"},
                  "V": {"outcome": "veto", "decision": "DENY", "reason": "no"}}
@@ -262,6 +266,10 @@ class KitTest(unittest.TestCase):
         self.assertTrue(h.cancelled, "the late subscriber's call was not cancelled")
         errors = {e["producer"]: e["payload"]["category"] for e in h.sent("event") if e["kind"] == "hook_error"}
         self.assertEqual(errors, {"late": "TIMEOUT", "wrong": "INVALID_RESPONSE"})
+        # An own timeout_ms of 0 is not absent: the dispatch announces 0,
+        # not the default of 1000 (the kit once read 0 as absent).
+        announced = {p["subscriber"]: p["timeout_ms"] for p in h.sent("hook/dispatch")}
+        self.assertEqual((announced["zero"], announced["late"], announced["wrong"]), (0, 50, 1000))
 
     def test_misfit_absent_fields(self):
         # The harness leaves out an empty tools list (and a subscriber may

@@ -13,7 +13,9 @@ import (
 func WriteMarkdown(w io.Writer, r *Report) error {
 	var b strings.Builder
 	plugins := r.Plugins
-	if plugins {
+	if r.Kit != "" {
+		writeKitHead(&b, r)
+	} else if plugins {
 		b.WriteString("# Source-level mutation testing of the reference plugins\n\n")
 	} else {
 		b.WriteString("# Source-level mutation testing of the reference kernel\n\n")
@@ -26,19 +28,20 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if tree == "" {
 		tree = "refkernel"
 	}
-	if plugins {
+	if r.Kit != "" {
+	} else if plugins {
 		fmt.Fprintf(&b, "Campaign over %s of `%s/`, each judged by `conform plugin` against the plugin main that links its package (internal/mutation/plugin.go: the invocations of make plugin and make plugin-ctxmem, --seed 1, and --seed 2 for a mutant seed 1 lets through; a survivor of a package several plugins link is judged by each of them in turn", scope, cell(tree))
 	} else {
 		fmt.Fprintf(&b, "Campaign over %s of `%s/`, judged by the conformance suite against the embedded kernel ", scope, cell(tree))
 	}
-	if plugins {
+	if plugins || r.Kit != "" {
 	} else if r.PerScenario {
 		b.WriteString("(`conform run --require all`, restricted to the scenarios that execute the mutated statement, measured with one coverage run of each scenario alone; every other scenario runs the mutant as it runs the original. " +
 			"A package-level constant or variable is judged by the scenarios that execute its uses, when every use is in a function; any other mutant outside any function, which every scenario may depend on, is judged by the scenarios of the requirements its package's doc.go names")
 	} else {
 		b.WriteString("(`conform run --require all`, restricted to the scenarios of the requirements each package's doc.go names")
 	}
-	if r.Confirm && !plugins {
+	if r.Confirm && !plugins && r.Kit == "" {
 		b.WriteString("; a survivor is run again against the whole suite")
 	}
 	if len(r.Kernels) > 0 {
@@ -84,7 +87,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	b.WriteString("Spec score = killed / (viable − equivalent − open reading): the figure the target applies to, because killing a mutant that implements an open reading would fail a correct kernel; every open reading names the ambiguity or §15 reading it relies on. " +
 		"Score = killed / (viable − equivalent − legal variant), the strict figure; raw = killed / viable. A legal variant is a mutant that is a correct kernel and declares what it does (the mutated value feeds both its behaviour and a reading or default it declares at initialize): the suite must let it pass, as it lets the hand-written legal variants of the kill matrix pass. Not observable survivors count against both. Killed includes crashed and timed out. " +
 		"Needs check: a survivor the committed list names a missing scenario for (the requirement it breaks and the check that would kill it); it counts against the score until that check exists.\n\n")
-	if plugins {
+	if r.Kit != "" {
+		b.WriteString("Not reached: survivors whose code no judge executes against the unmutated kit (one traced run of each judge).\n\n")
+	} else if plugins {
 		b.WriteString("Not reached: survivors whose statement no invocation executes against the unmutated plugin (one coverage run of each invocation and seed; a plugin check has no scenarios, so there is no per-scenario reach).\n\n")
 	} else if r.PerScenario {
 		b.WriteString("Not reached: survivors whose statement no scenario executes against the unmutated kernel (one coverage run of each scenario).\n\n")
@@ -102,8 +107,13 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			s.NotViable+s.HarnessErrors, s.Killed, s.Crashed, s.TimedOut, s.Survived, s.Unreached, s.Equivalent, s.LegalVariant, s.NotObservable,
 			s.OpenReading, s.NeedsCheck, s.Unclassified, pct(s.Raw), pct(s.Score), scoreCell(s))
 	}
+	if r.Before != nil {
+		s := *r.Before
+		fmt.Fprintf(&b, "\nBefore (%s): %d mutants, %d killed, %d survived; raw %s, score %s, spec score %s.\n",
+			cell(s.Package), s.Mutants, s.Killed+s.Crashed+s.TimedOut, s.Survived, pct(s.Raw), pct(s.Score), scoreCell(s))
+	}
 	b.WriteString("\n## By operator\n\n| operator | mutants | viable | killed | survived |\n|---|--:|--:|--:|--:|\n")
-	for _, op := range Ops {
+	for _, op := range opsOf(r) {
 		c := r.Operators[op]
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d |\n", op, c.Mutants, c.Viable, c.Killed, c.Survived)
 	}
@@ -171,6 +181,33 @@ func kernelKills(r *Report) string {
 		parts = append(parts, fmt.Sprintf("%d killed by %s", by[name], name))
 	}
 	return strings.Join(parts, ", ") + " (the others by the embedded kernel; each mutant's kernel field in the JSON)"
+}
+
+// writeKitHead is the title of a kit campaign's report (Report.Kit).
+func writeKitHead(b *strings.Builder, r *Report) {
+	fmt.Fprintf(b, "# Mutation testing of the %s\n\n", r.Kit)
+	scope := "every mutant"
+	if r.Sample > 0 {
+		scope = fmt.Sprintf("a sample of %d mutants per file (seed %d)", r.Sample, r.Seed)
+	}
+	if r.KitMutants > 0 {
+		scope = fmt.Sprintf("a random sample of %d of the %d mutants (judged in a seeded random order until the campaign's time ran out)", len(r.Mutants), r.KitMutants)
+	}
+	fmt.Fprintf(b, "Campaign over %s of `%s/` (%s), judged (%s", scope, cell(r.Tree), cell(r.Tool), r.KitJudges)
+}
+
+// opsOf is the operators of the report's table: this package's, or for a
+// kit campaign those its mutant generator used.
+func opsOf(r *Report) []Op {
+	if r.Kit == "" {
+		return Ops
+	}
+	var ops []Op
+	for op := range r.Operators {
+		ops = append(ops, op)
+	}
+	slices.Sort(ops)
+	return ops
 }
 
 func reachedCell(r string) string {

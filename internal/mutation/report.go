@@ -25,6 +25,19 @@ type Report struct {
 	// kernel's survivors (kitkernel.go).
 	Kernels     []string `json:"kernels,omitempty"`
 	FromJournal bool     `json:"from_journal,omitempty"`
+	// Kit names the adapter kit a kit campaign mutated (internal/
+	// kitmutation): its mutants are judged by conform run against kernels
+	// built on it. KitJudges says how, for the report's reader.
+	Kit       string `json:"kit,omitempty"`
+	KitJudges string `json:"kit_judges,omitempty"`
+	// KitMutants is how many mutants the kit has when the campaign judged
+	// only some of them (Incomplete): in a seeded random order, stopped
+	// when its time ran out, so the judged ones are a random sample.
+	KitMutants int `json:"kit_mutants,omitempty"`
+	// Before is what the same verdicts score without the judges a kit
+	// campaign added to the kit's own (its fuller kernel and new checks):
+	// the figure before them.
+	Before *Score `json:"before,omitempty"`
 	// PerScenario: each mutant was judged by the scenarios that execute
 	// its statement (scenarios.go).
 	PerScenario bool    `json:"per_scenario,omitempty"`
