@@ -263,8 +263,16 @@ func choose(ms []mutant, cfg Config) []mutant {
 	for i, m := range ms {
 		byFile[m.File] = append(byFile[m.File], i)
 	}
+	// Files in a fixed order: the same seed must draw the same sample,
+	// and a map's order is random.
+	files := make([]string, 0, len(byFile))
+	for f := range byFile {
+		files = append(files, f)
+	}
+	slices.Sort(files)
 	var keep []int
-	for _, idx := range byFile {
+	for _, f := range files {
+		idx := byFile[f]
 		rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
 		keep = append(keep, idx[:min(cfg.Sample, len(idx))]...)
 	}
