@@ -10,7 +10,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -83,13 +82,8 @@ func main() {
 		fail(err)
 	}
 	if out != "-" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
+		if err := mutation.WriteReports(out, r); err != nil {
 			fail(err)
-		}
-		for name, f := range map[string]func(io.Writer, *mutation.Report) error{"mutation.json": mutation.WriteJSON, "mutation.md": mutation.WriteMarkdown} {
-			if err := write(filepath.Join(out, name), r, f); err != nil {
-				fail(err)
-			}
 		}
 	}
 	if r.CPU != nil {
@@ -103,26 +97,6 @@ func main() {
 		fmt.Fprintf(os.Stderr, "kitmutate: %d unclassified survivors; target met: %v\n", r.Unclassed, r.MeetsGoal)
 		os.Exit(1)
 	}
-}
-
-func write(path string, r *mutation.Report, f func(io.Writer, *mutation.Report) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".mutation-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := f(tmp, r); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func fail(err error) {

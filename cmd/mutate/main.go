@@ -9,7 +9,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -123,13 +122,7 @@ func main() {
 		fail(err)
 	}
 	if out != "" {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			fail(err)
-		}
-		if err := write(filepath.Join(out, "mutation.json"), r, mutation.WriteJSON); err != nil {
-			fail(err)
-		}
-		if err := write(filepath.Join(out, "mutation.md"), r, mutation.WriteMarkdown); err != nil {
+		if err := mutation.WriteReports(out, r); err != nil {
 			fail(err)
 		}
 	}
@@ -171,26 +164,6 @@ func listMutants(cfg mutation.Config) int {
 		fmt.Printf("%s\t%s\t%s\n", m.Pos(), m.Describe(), m.Key)
 	}
 	return 0
-}
-
-func write(path string, r *mutation.Report, f func(w io.Writer, r *mutation.Report) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".mutation-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := f(tmp, r); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func fail(err error) {
