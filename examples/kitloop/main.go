@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -116,7 +115,7 @@ func finalAnswer(ctx context.Context, s *kernelkit.Session, history []wire.Messa
 // ended is status unless the session was cancelled: a session whose
 // context ended ends cancelled, whatever it was doing.
 func ended(ctx context.Context, status string) string {
-	if ctx.Err() != nil || errors.Is(context.Cause(ctx), context.Canceled) {
+	if ctx.Err() != nil {
 		return wire.StatusCancelled
 	}
 	return status

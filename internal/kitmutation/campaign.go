@@ -598,7 +598,7 @@ func (c *campaign) transcript(ctx context.Context, dir, env, reach string, limit
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	_ = cmd.Run()
-	used := cpuOf(cmd.ProcessState)
+	used := mutation.CPUOf(cmd.ProcessState)
 	c.addCPU(used)
 	if cctx.Err() != nil && ctx.Err() == nil && reach != "" {
 		return nil, used, fmt.Errorf("the unmutated self-test did not end within %s", limit)
@@ -669,7 +669,7 @@ func (c *campaign) conform(ctx context.Context, dir string, kern *Kernel, env, t
 	stderr := &strings.Builder{}
 	cmd.Stderr = stderr
 	runErr := cmd.Run()
-	used := cpuOf(cmd.ProcessState)
+	used := mutation.CPUOf(cmd.ProcessState)
 	c.addCPU(used)
 	if cctx.Err() != nil {
 		return nil, used, context.DeadlineExceeded
@@ -689,13 +689,6 @@ func (c *campaign) addCPU(d time.Duration) {
 	c.mu.Lock()
 	c.cpu += d
 	c.mu.Unlock()
-}
-
-func cpuOf(ps *os.ProcessState) time.Duration {
-	if ps == nil {
-		return 0
-	}
-	return ps.UserTime() + ps.SystemTime()
 }
 
 func firstLine(s string) string {

@@ -89,3 +89,7 @@ func unitFiles(units []scenarioUnit) []string {
 
 // RunEnv is the environment a campaign gives conform run (runEnv).
 func RunEnv() []string { return runEnv() }
+
+// CPUOf is the CPU time a finished command used, its waited-for children
+// included (cpuOf), for the kit campaigns' own runs.
+func CPUOf(ps *os.ProcessState) time.Duration { return cpuOf(ps) }
