@@ -77,6 +77,18 @@ func (e *Endpoint) CPUWait() time.Duration {
 	return e.starvedKnown() + selfStarved()
 }
 
+// KernelCPUWait is CPUWait without the harness's own wait: the kernel's
+// processes alone (0 in-process). The harness's longest-waiting thread
+// queues for a CPU serving every scenario of the run, whether or not this
+// kernel's messages were late; the retry ceilings measure the harness's
+// own lateness by its watcher's ticks instead (steps.starveRecord).
+func (e *Endpoint) KernelCPUWait() time.Duration {
+	if e.starvedKnown == nil {
+		return 0
+	}
+	return e.starvedKnown()
+}
+
 // WatchdogWait is CPUWait for a kernel run as a process; in-process, the
 // harness process's own wait for a CPU (its longest-waiting thread's),
 // which the retry ceilings do not take because it is mostly its other

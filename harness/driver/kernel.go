@@ -382,6 +382,10 @@ func (k *Kernel) StderrMark() int64 { return k.ep.StderrMark() }
 // (adapter.Endpoint.CPUWait).
 func (k *Kernel) CPUWait() time.Duration { return k.ep.CPUWait() }
 
+// KernelCPUWait is how long the kernel's processes alone have waited for
+// a CPU (adapter.Endpoint.KernelCPUWait).
+func (k *Kernel) KernelCPUWait() time.Duration { return k.ep.KernelCPUWait() }
+
 // WatchdogWait is what a watchdog does not count against the kernel
 // (adapter.Endpoint.WatchdogWait).
 func (k *Kernel) WatchdogWait() time.Duration { return k.ep.WatchdogWait() }

@@ -151,10 +151,13 @@ type retrySample struct {
 	k          int // its retry number within the call, from 1
 	wait       time.Duration
 	retryAfter time.Duration
-	// starved is the part of wait in which the kernel or the harness was
-	// kept from a CPU (calllog.Entry.StartCPUWait): a busy machine's, not
-	// the kernel's, so the ceiling does not count it; the floor does.
-	starved time.Duration
+	// answered is when the failed request was answered; arrival and
+	// arrivalWait when the retry came and the kernel's CPU-wait clock
+	// then (calllog.Entry.StartCPUWait): what a busy machine took out of
+	// the wait after its ceiling (starveRecord.credit) is not the
+	// kernel's, so the ceiling does not count it; the floor does.
+	answered, arrival time.Time
+	arrivalWait       time.Duration
 	// turn and attempt name the failed request it retries, as the
 	// kernel's retry event does (an attempt restarts at 1 after a
 	// reduction, k does not).
@@ -181,10 +184,10 @@ func modelErrorOf(e calllog.Entry) *wire.ModelError {
 
 func (s *Scenario) retrySamples() []retrySample { return retrySamplesIn(s.modelEntries()) }
 
-// starvedBetween is how long the kernel or the harness waited for a CPU
-// between the answer to prev and the arrival of cur.
-func starvedBetween(prev, cur calllog.Entry) time.Duration {
-	return max(0, cur.StartCPUWait-prev.EndCPUWait)
+// starvedPast is how much of a retry's wait past its ceiling a busy
+// machine took (starveRecord.credit).
+func (s *Scenario) starvedPast(x retrySample, ceiling time.Duration) time.Duration {
+	return s.starve.credit(x.answered.Add(ceiling), x.arrival, x.arrivalWait)
 }
 
 // starvedNote says what a wait's ceiling did not count, if worth saying.
@@ -192,7 +195,7 @@ func starvedNote(d time.Duration) string {
 	if d < time.Millisecond {
 		return ""
 	}
-	return fmt.Sprintf(" (%v of it waiting for a CPU, not counted against the ceiling)", d.Round(time.Millisecond))
+	return fmt.Sprintf(" (%v of it past the ceiling taken by a busy machine, not counted)", d.Round(time.Millisecond))
 }
 
 // retrySamplesIn reads the retries of one session's model requests.
@@ -214,7 +217,7 @@ func retrySamplesIn(es []calllog.Entry) []retrySample {
 			ra = time.Duration(*me.RetryAfterMS) * time.Millisecond
 		}
 		out = append(out, retrySample{req: i + 1, k: streak, wait: cur.Start.Sub(prev.End), retryAfter: ra,
-			starved: starvedBetween(prev, cur), turn: pp.CallContext.TurnID, attempt: pp.Attempt})
+			answered: prev.End, arrival: cur.Start, arrivalWait: cur.StartCPUWait, turn: pp.CallContext.TurnID, attempt: pp.Attempt})
 	}
 	return out
 }
@@ -238,8 +241,9 @@ func (s *Scenario) judgeWaits(samples []retrySample, base time.Duration, factor 
 	for _, x := range samples {
 		n := nominalDelay(base, factor, x.k)
 		lo, hi, ceiling := s.waitBounds(r, n, x.retryAfter)
+		starved := s.starvedPast(x, ceiling)
 		line := fmt.Sprintf("retry %d before model request %d: waited %v%s; nominal %v, allowed %v..%v (fails past %v)",
-			x.k, x.req, x.wait.Round(time.Millisecond/10), starvedNote(x.starved), n, lo, hi, ceiling)
+			x.k, x.req, x.wait.Round(time.Millisecond/10), starvedNote(starved), n, lo, hi, ceiling)
 		if x.retryAfter > 0 {
 			line += fmt.Sprintf(", retry-after %v", x.retryAfter)
 		}
@@ -247,8 +251,8 @@ func (s *Scenario) judgeWaits(samples []retrySample, base time.Duration, factor 
 		switch {
 		case x.wait < lo:
 			bad = append(bad, fmt.Sprintf("retry %d came after %v, before its floor %v", x.k, x.wait.Round(time.Millisecond/10), lo))
-		case x.wait-x.starved > ceiling:
-			bad = append(bad, fmt.Sprintf("retry %d came after %v%s, past its ceiling %v", x.k, x.wait.Round(time.Millisecond), starvedNote(x.starved), ceiling))
+		case x.wait-starved > ceiling:
+			bad = append(bad, fmt.Sprintf("retry %d came after %v%s, past its ceiling %v", x.k, x.wait.Round(time.Millisecond), starvedNote(starved), ceiling))
 		}
 		if x.retryAfter == 0 && n > 0 {
 			byRank[x.k] = append(byRank[x.k], float64(x.wait-r.added)/float64(n))
@@ -389,7 +393,7 @@ func (s *Scenario) retryAfterWait(n, ms, prevN int) error {
 	}
 	p := s.retryPlan()
 	_, hi, ceiling := s.waitBounds(s.backoffReading(), p.base, floor)
-	if starved := starvedBetween(prev, cur); wait-starved > ceiling {
+	if starved := s.starve.credit(prev.End.Add(ceiling), cur.Start, cur.StartCPUWait); wait-starved > ceiling {
 		return fmt.Errorf("expected model request %d within %v of the answer to request %d (retry-after %v, at most %v allowed by %s, plus a margin), it came after %v%s",
 			n, ceiling, prevN, floor, hi, s.backoffReading(), wait.Round(time.Millisecond), starvedNote(starved))
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -130,27 +129,84 @@ func TestFewLongWaits(t *testing.T) {
 }
 
 // A retry a busy machine delayed past its ceiling is not the kernel's
-// failure: the time the kernel or the harness waited for a CPU between the
-// error answer and the retry is not counted against the ceiling (the ai-sdk
-// framework's 10 ms retry came 6.2 s late at load 25). The floor still
-// counts it, and a kernel that sleeps is charged in full.
+// failure: what a busy machine took out of the time after the ceiling (the
+// harness not running, the kernel queued for a CPU) is not counted against
+// it (the ai-sdk framework's 10 ms retry came 6.2 s late at load 25). The
+// floor still counts it, and a kernel that sleeps is charged in full, what
+// a busy machine took before the ceiling included (an 8 s retry passed a
+// 5.3 s ceiling at load 15, credited the harness's busiest thread's queue
+// wait since the error answer).
 func TestBackoffCeilingDiscountsWaitingForACPU(t *testing.T) {
-	starvedRetry := func(starved time.Duration) []retrySample {
+	t0 := time.Unix(1000, 0)
+	late := func(rec *starveRecord, arrivalWait time.Duration) error {
 		xs := samples(func(_ int, n time.Duration) time.Duration { return n })
-		xs[5].wait, xs[5].starved = 6*time.Second+xs[5].wait, starved
-		return xs
+		xs[5].wait += 6 * time.Second
+		xs[5].answered, xs[5].arrival, xs[5].arrivalWait = t0, t0.Add(xs[5].wait), arrivalWait
+		s := backoffScenario(nil)
+		s.starve = rec
+		return s.judgeWaits(xs, tBase, tFactor)
 	}
-	if err := backoffScenario(nil).judgeWaits(starvedRetry(6*time.Second), tBase, tFactor); err != nil {
-		t.Errorf("a retry 6 s late, all of it spent waiting for a CPU, was blamed: %v", err)
+	// ticks every period from t0 to t0+7s, the kernel's clock at w(at).
+	ticking := func(skip func(at time.Time) bool, w func(at time.Time) time.Duration) *starveRecord {
+		r := newStarveRecord(watchPeriod)
+		for at := t0; at.Before(t0.Add(7 * time.Second)); at = at.Add(watchPeriod) {
+			if !skip(at) {
+				r.tick(at, func() time.Duration { return w(at) })
+			}
+		}
+		return r
 	}
-	if err := backoffScenario(nil).judgeWaits(starvedRetry(0), tBase, tFactor); err == nil {
+	never := func(time.Time) bool { return false }
+	still := func(time.Time) time.Duration { return 3 * time.Second }
+	kernelQueued := func(at time.Time) time.Duration { return 3*time.Second + max(0, at.Sub(t0.Add(time.Second))) }
+	harnessIdle := func(at time.Time) bool {
+		return at.After(t0.Add(time.Second)) && at.Before(t0.Add(6500*time.Millisecond))
+	}
+	if err := late(ticking(never, kernelQueued), kernelQueued(t0.Add(7*time.Second))); err != nil {
+		t.Errorf("a retry 6 s late, the kernel queued for a CPU past its ceiling, was blamed: %v", err)
+	}
+	if err := late(ticking(harnessIdle, still), 3*time.Second); err != nil {
+		t.Errorf("a retry 6 s late while the harness did not run was blamed: %v", err)
+	}
+	if err := late(ticking(never, still), 3*time.Second); err == nil {
 		t.Error("a retry that slept 6 s past its 40 ms nominal delay passed")
 	}
-	prev := calllog.Entry{EndCPUWait: 2 * time.Second}
-	if got := starvedBetween(prev, calllog.Entry{StartCPUWait: 5 * time.Second}); got != 3*time.Second {
-		t.Errorf("starvedBetween = %v, want 3s", got)
+	if err := late(nil, 9*time.Second); err == nil {
+		t.Error("a retry 6 s late passed without a watcher's record")
 	}
-	if got := starvedBetween(prev, calllog.Entry{}); got != 0 {
-		t.Errorf("starvedBetween without a clock = %v, want 0", got)
+	busyBefore := ticking(func(at time.Time) bool { return at.Before(t0.Add(300 * time.Millisecond)) }, still)
+	if err := late(busyBefore, 3*time.Second); err == nil {
+		t.Error("a retry 6 s late was credited the harness's idle time before its ceiling")
+	}
+	queuedEarly := func(at time.Time) time.Duration { return 3*time.Second + 65*min(at.Sub(t0), 100*time.Millisecond) }
+	if err := late(ticking(never, queuedEarly), queuedEarly(t0.Add(7*time.Second))); err == nil {
+		t.Error("a retry 6 s late was credited the CPU wait accrued before its ceiling")
+	}
+}
+
+// credit counts the harness's idle time and the kernel's queue wait after
+// the ceiling, at most the time after it, and nothing before it.
+func TestStarveRecordCredit(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	r := newStarveRecord(watchPeriod)
+	for _, ms := range []int{0, 20, 40, 60, 80, 100, 500, 520, 540} {
+		r.tick(t0.Add(time.Duration(ms)*time.Millisecond), func() time.Duration { return time.Duration(ms) * time.Millisecond / 2 })
+	}
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	for _, c := range []struct {
+		ceiling, arrival int
+		wait             time.Duration
+		want             time.Duration
+	}{
+		{ceiling: 50, arrival: 40, wait: time.Second, want: 0},
+		{ceiling: 50, arrival: 90, wait: 0, want: 0},                                           // no idle span, the clock went nowhere
+		{ceiling: 50, arrival: 110, wait: 80 * time.Millisecond, want: 30 * time.Millisecond},  // the clock from its sample at 100 ms
+		{ceiling: 50, arrival: 110, wait: 200 * time.Millisecond, want: 60 * time.Millisecond}, // capped at the time past the ceiling
+		{ceiling: 200, arrival: 510, wait: 0, want: 300 * time.Millisecond},                    // the idle span 120..500 from the ceiling on
+		{ceiling: 530, arrival: 700, wait: 0, want: 140 * time.Millisecond},                    // after the last tick, 560 on
+	} {
+		if got := r.credit(at(c.ceiling), at(c.arrival), c.wait); got != c.want {
+			t.Errorf("credit(%d ms, %d ms, %v) = %v, want %v", c.ceiling, c.arrival, c.wait, got, c.want)
+		}
 	}
 }

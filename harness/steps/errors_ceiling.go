@@ -45,7 +45,8 @@ func (r *erRetries) expect(f func() []retrySample) {
 	r.armed = true
 	s := r.s
 	s.onRun = append(s.onRun, func(k *driver.Kernel) {
-		s.World.Log.SetCPUWait(k.CPUWait)
+		s.World.Log.SetCPUWait(k.KernelCPUWait)
+		s.starve = newStarveRecord(watchPeriod)
 		read := s.backoffReading()
 		p := s.retryPlan()
 		var extra time.Duration
@@ -71,8 +72,12 @@ func retriesOf(calls, k int, retryAfter time.Duration) []retrySample {
 	return out
 }
 
+// watchPeriod is how often the retry watcher looks; a tick overdue by
+// more than one period marks the harness as kept from running.
+const watchPeriod = 20 * time.Millisecond
+
 func (s *Scenario) watchRetries(ctx context.Context, cut func(string)) {
-	t := time.NewTicker(20 * time.Millisecond)
+	t := time.NewTicker(watchPeriod)
 	defer t.Stop()
 	for {
 		select {
@@ -80,7 +85,9 @@ func (s *Scenario) watchRetries(ctx context.Context, cut func(string)) {
 			return
 		case <-t.C:
 		}
-		if why := s.retryOverdue(time.Now()); why != "" {
+		now := time.Now()
+		s.starve.tick(now, s.World.Log.CPUWait)
+		if why := s.retryOverdue(now); why != "" {
 			cut(why)
 			return
 		}
@@ -127,9 +134,9 @@ func (s *Scenario) retryOverdue(now time.Time) string {
 	_, hi, ceiling := s.waitBounds(read, n, ra)
 	waited := now.Sub(last.End)
 	if waited > ceiling {
-		// Only now, past the wall-clock ceiling, is the CPU-wait clock
-		// read: a machine too busy to run the kernel is not its fault.
-		starved := max(0, s.World.Log.CPUWait()-last.EndCPUWait)
+		// Only what a busy machine took after the ceiling is credited:
+		// a machine too busy to run the kernel is not its fault.
+		starved := s.starve.credit(last.End.Add(ceiling), now, s.World.Log.CPUWait())
 		if waited-starved <= ceiling {
 			return ""
 		}

@@ -114,8 +114,11 @@ type Scenario struct {
 	// then judge what was recorded, and the kernel is replaced, not blamed
 	// for a hang.
 	watchers []func(ctx context.Context, cut func(why string))
-	cutMu    sync.Mutex
-	cutWhy   string
+	// starve is the retry watcher's record of a busy machine; nil
+	// without one (errors_starve.go).
+	starve *starveRecord
+	cutMu  sync.Mutex
+	cutWhy string
 
 	// walked is the invariants' judgement of the log as it stood at
 	// walkedSeq (invariants.go).
