@@ -3,8 +3,9 @@ Feature: What the tool-call and post-apply payloads carry
   variant carries what PROTOCOL.md §9 says of it: the call of pre-tool-call
   and post-tool-call is the call as its tool was declared (tool, kind and
   provider), and the plan of post-apply holds an item for every resource
-  call the turn ran. Two providers and all three tool kinds are in play, so
-  a payload that names the wrong provider or drops the plan shows.
+  call the turn ran; post-model-response carries the reply's stop reason.
+  Two providers and all three tool kinds are in play, so a payload that
+  names the wrong provider or drops the plan shows.
 
   @HD-17 @must
   Scenario: tool-call payloads name each call's provider and kind, and post-apply carries the turn's plan
@@ -15,9 +16,11 @@ Feature: What the tool-call and post-apply payloads carry
     And an observe subscriber "P" at "pre-tool-call"
     And an observe subscriber "Q" at "post-tool-call"
     And an observe subscriber "A" at "post-apply"
+    And an observe subscriber "R" at "post-model-response"
     And the model answers request 1 with calls read(path "a"), save(key "k", text "v"), ask(prompt "ok?"), save(key "m", text "w")
     And the model answers request 2 with call read(path "b")
     And the model answers request 3 with text "Done."
     When the session runs
     Then every pre-tool-call and post-tool-call payload named its call's tool, kind and provider as declared
     And every post-apply payload listed a plan item for each resource call its turn ran
+    And every post-model-response payload carried its reply's stop reason

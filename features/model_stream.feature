@@ -12,9 +12,12 @@ Feature: Folding a model stream into one reply
   Scenario: text deltas fold into one text block, and a tool_call without input is invoked with {}
     The second call has input: it is invoked, and kept, with exactly that
     input, so a fold that gives every call {} is told from a right one. The
-    tool's output is one byte, which is still the calls' result.
+    tool's output is one byte, which is still the calls' result. A third
+    call goes to a tool of another provider: each tool/invoke names its own
+    tool's provider. The user's prompt is in the first request.
 
     Given a data_source tool "clock" from provider "time" declared safe with no key fields
+    And a data_source tool "zone" from provider "geo" declared safe with no key fields
     And the model answers request 1 with these stream events:
       """
       [{"type": "text_delta", "text": "Let me "},
@@ -22,6 +25,7 @@ Feature: Folding a model stream into one reply
        {"type": "text_delta", "text": "the clock."},
        {"type": "tool_call", "id": "call-clock-1", "name": "clock"},
        {"type": "tool_call", "id": "call-clock-2", "name": "clock", "input": {"zone": "UTC", "null": null}},
+       {"type": "tool_call", "id": "call-zone-1", "name": "zone", "input": {"city": "Oslo"}},
        {"type": "usage", "usage": {"input_tokens": 120, "output_tokens": 12}},
        {"type": "stop", "stop_reason": "tool_use"}]
       """
@@ -35,6 +39,8 @@ Feature: Folding a model stream into one reply
     And the call of request 1 has the input {} in its tool/invoke and in the tool_use block of model request 2
     And the call "call-clock-2" has the input {"zone": "UTC", "null": null} in its tool/invoke and in the tool_use block of model request 2
     And model request 2 holds the output "7" of the tool "clock" as the result of every call to it
+    And model request 1 holds the user's prompt in a user text block
+    And every tool/invoke named its tool's provider as declared
 
   @TA-06 @must
   Scenario: the post-model-response payload carries the reply's usage events added up, counter by counter

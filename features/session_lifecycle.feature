@@ -43,8 +43,13 @@ Feature: Session lifecycle
     session/cancel is answered {} for a running and for an ended session
     and -32005 for an id the kernel never ran (PROTOCOL.md §6.3); a method
     the protocol does not define gets -32601 (§2); at the end of its input
-    the kernel exits (§2, End of the connection). A wrong answer, or a
-    kernel that stays, is a protocol error.
+    the kernel exits (§2, End of the connection). So are the other requests
+    a session's parties may send out of turn: a second initialize gets
+    -32600 (§4); session/continue of a session nothing paused -32602, of an
+    id never run -32005 (§6.5; an ended session is either, as a kernel
+    keeps or forgets it); frontend/decide of an ended or never-run session
+    -32005 (§6.7). A wrong answer, or a kernel that stays, is a protocol
+    error.
     Given the model answers request 1 with call search(query "go")
     And the model hangs on request 2 while the harness cancels the session, noting the answer
     When the session runs
@@ -52,9 +57,15 @@ Feature: Session lifecycle
     And the session-end payload carries the final status
     And the last session_meta row carries the final status
     And the kernel answered the cancel of the running session with {}
+    And the kernel answered session/continue of the running session, which nothing paused, with -32602
     And the kernel answers session/cancel of the ended session with {}
     And the kernel answers session/cancel of a session id it never ran with -32005
     And the kernel answers a request for the undefined method "session/pause" with -32601
+    And the kernel answers a second initialize with -32600
+    And the kernel answers session/continue of the ended session with -32602 or -32005
+    And the kernel answers session/continue of a session id it never ran with -32005
+    And the kernel answers frontend/decide of the ended session with -32005
+    And the kernel answers frontend/decide of a session id it never ran with -32005
     And the kernel answers session/cancel of a session id it never ran with -32005
     And the kernel exits within 5 seconds once its input ends
 

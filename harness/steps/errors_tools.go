@@ -42,7 +42,8 @@ func (s *Scenario) resultFor(n, from int, want resultShape) error {
 
 // ER-09, ER-12: the category, everywhere the kernel exposes one: the
 // tool_result blocks, the post-tool-call payloads and tool_error-like
-// events naming the call. At least one place must carry it.
+// events naming the call. At least one place must carry it, and every
+// tool_result of the call is an error (is_error).
 func (s *Scenario) resultCategory(from int, category string) error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
@@ -66,6 +67,11 @@ func (s *Scenario) resultCategory(from int, category string) error {
 			for _, c := range m.Content {
 				if c.Type == wire.BlockToolResult && c.ToolUseID == id {
 					note(fmt.Sprintf("the tool_result in model request %d", i+1), c.ErrorCategory)
+					if !c.IsError {
+						// The model is told of the failure by is_error; a
+						// category beside a success is no error result.
+						wrong = append(wrong, fmt.Sprintf("the tool_result in model request %d is not marked is_error", i+1))
+					}
 				}
 			}
 		}

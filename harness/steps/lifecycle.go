@@ -39,8 +39,12 @@ const (
 // lcState is the lifecycle area's part of a scenario.
 type lcState struct {
 	mu        sync.Mutex
-	cancelErr error         // the answer to the cancel of the running session
-	cancelled chan struct{} // closed once that cancel has its answer; nil until sent
+	cancelErr error // the answer to the cancel of the running session
+	// continueErr answers the session/continue the harness sends the
+	// running session, which nothing paused, just before that cancel.
+	continueErr error
+	continueRaw []byte
+	cancelled   chan struct{} // closed once that cancel has its answer; nil until sent
 
 	// Shutdown with sessions running.
 	sessions   []string
@@ -74,6 +78,9 @@ func init() {
 
 		// Protocol probes: a failure is the kernel's protocol error.
 		sc.Step(stepRE(`^the kernel answered the cancel of the running session with \{\}$`), func() error { return s.lcCancelAnswered(lc) })
+		sc.Step(stepRE(`^the kernel answered session/continue of the running session, which nothing paused, with (-\d+)$`), func(code int) error {
+			return s.lcContinueAnswered(lc, code)
+		})
 		sc.Step(stepRE(`^the kernel answers session/cancel of the ended session with \{\}$`), func(ctx context.Context) error {
 			return s.lcCancel(ctx, []string{s.SessionID}, 0)
 		})
@@ -112,8 +119,10 @@ func (s *Scenario) lcHangAndCancel(lc *lcState, n int) error {
 				go func() {
 					ctx, cancel := context.WithTimeout(context.Background(), s.env.Scale(lcProbe))
 					defer cancel()
+					raw, cerr := k.Request(ctx, wire.MethodSessionContinue, wire.ContinueParams{SessionID: session, Message: "go on"})
 					err := k.Cancel(ctx, session)
 					lc.mu.Lock()
+					lc.continueRaw, lc.continueErr = raw, cerr
 					lc.cancelErr = err
 					lc.mu.Unlock()
 					close(done)
@@ -143,7 +152,9 @@ func (s *Scenario) lcKernel() (*driver.Kernel, error) {
 	return s.kernel, nil
 }
 
-func (s *Scenario) lcCancelAnswered(lc *lcState) error {
+// lcHeldAnswers waits for the answers to the probes sent while the session
+// was held in its model call.
+func (s *Scenario) lcHeldAnswers(lc *lcState) error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
@@ -153,7 +164,30 @@ func (s *Scenario) lcCancelAnswered(lc *lcState) error {
 	if done == nil {
 		return errors.New("the session never reached the held model request, so the harness never cancelled it")
 	}
-	<-done // the call has its own deadline (lcProbe)
+	<-done // the calls have their own deadline (lcProbe)
+	return nil
+}
+
+func (s *Scenario) lcContinueAnswered(lc *lcState, code int) error {
+	if err := s.lcHeldAnswers(lc); err != nil {
+		return err
+	}
+	lc.mu.Lock()
+	raw, err := lc.continueRaw, lc.continueErr
+	lc.mu.Unlock()
+	switch {
+	case err == nil:
+		return s.protocolFault("session/continue of the running session %s, which nothing paused, was answered with the result %.200s; PROTOCOL.md §6.5: error %d", s.SessionID, raw, code)
+	case rpcCode(err) != code:
+		return s.protocolFault("session/continue of the running session %s, which nothing paused, was answered with %v; PROTOCOL.md §6.5: error %d", s.SessionID, err, code)
+	}
+	return nil
+}
+
+func (s *Scenario) lcCancelAnswered(lc *lcState) error {
+	if err := s.lcHeldAnswers(lc); err != nil {
+		return err
+	}
 	lc.mu.Lock()
 	err := lc.cancelErr
 	lc.mu.Unlock()

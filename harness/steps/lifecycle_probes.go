@@ -1,0 +1,73 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/agentconform/conform/harness/driver"
+	"github.com/agentconform/conform/spec/wire"
+)
+
+// Protocol probes of the requests a session's other parties send once it
+// has ended, or before it was ever run, and of a repeated initialize: what
+// PROTOCOL.md gives each (§4, §6.5, §6.7). As in lifecycle.go, a wrong
+// answer is the kernel's protocol error (the scenario's verdict is error),
+// not a requirement's.
+
+func init() {
+	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
+		sc.Step(stepRE(`^the kernel answers a second initialize with (-\d+)$`), func(ctx context.Context, code int) error {
+			return s.lcProbeCodes(ctx, wire.MethodInitialize, wire.InitializeParams{
+				ProtocolVersions: []string{wire.Version},
+				Harness:          wire.Peer{Name: "conform", Version: driver.Version},
+			}, "a second initialize on the connection", "§4", code)
+		})
+		sc.Step(stepRE(`^the kernel answers session/continue of (the ended session|a session id it never ran) with (-\d+)(?: or (-\d+))?$`), func(ctx context.Context, which string, code int, alt string) error {
+			id, what := s.lcProbeSession(which)
+			other, _ := strconv.Atoi(alt) // "" is no alternative: 0
+			return s.lcProbeCodes(ctx, wire.MethodSessionContinue, wire.ContinueParams{SessionID: id, Message: "go on"},
+				"session/continue of "+what, "§6.5", code, other)
+		})
+		sc.Step(stepRE(`^the kernel answers frontend/decide of (the ended session|a session id it never ran) with (-\d+)$`), func(ctx context.Context, which string, code int) error {
+			id, what := s.lcProbeSession(which)
+			return s.lcProbeCodes(ctx, wire.MethodFrontendDecide, wire.FrontendDecideParams{SessionID: id, Connection: "second"},
+				"frontend/decide of "+what, "§6.7", code)
+		})
+	})
+}
+
+// lcProbeSession is the session id a probe names and how its text says so.
+func (s *Scenario) lcProbeSession(which string) (id, what string) {
+	if which == "the ended session" {
+		return s.SessionID, fmt.Sprintf("session %q, which has ended", s.SessionID)
+	}
+	id = s.SessionID + "-never-run"
+	return id, fmt.Sprintf("session %q, which the kernel never ran", id)
+}
+
+// lcProbeCodes sends one request and wants an error with one of codes (a
+// 0 among them is no alternative), naming section of PROTOCOL.md.
+func (s *Scenario) lcProbeCodes(ctx context.Context, method string, params any, what, section string, codes ...int) error {
+	k, err := s.lcKernel()
+	if err != nil {
+		return err
+	}
+	codes = slices.DeleteFunc(slices.Clone(codes), func(c int) bool { return c == 0 })
+	want := make([]string, len(codes))
+	for i, c := range codes {
+		want[i] = fmt.Sprint(c)
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.env.Scale(lcProbe))
+	defer cancel()
+	raw, err := k.Request(cctx, method, params)
+	switch {
+	case err == nil:
+		return s.protocolFault("%s was answered with the result %.200s; PROTOCOL.md %s: error %s", what, raw, section, strings.Join(want, " or "))
+	case !slices.Contains(codes, rpcCode(err)):
+		return s.protocolFault("%s was answered with %v; PROTOCOL.md %s: error %s", what, err, section, strings.Join(want, " or "))
+	}
+	return nil
+}
