@@ -47,6 +47,7 @@ func main() {
 	flag.BoolVar(&cfg.FromJournal, "from-journal", false, "judge nothing: report the verdicts -journal holds (mutants are judged in a seeded random order, so a campaign stopped early leaves a random sample)")
 	flag.StringVar(&cfg.Carry, "carry", "", "an earlier journal of the kit: take its kills and mutants that do not compile instead of judging them again (its survivors are judged again)")
 	flag.StringVar(&cfg.CarryFrom, "carry-from", "", "how the report names the campaign -carry comes from (default: the file name)")
+	flag.BoolVar(&cfg.OnlyCarried, "only-carried", false, "judge only the mutants -carry holds (a sample judged again after new checks: its kills carried, its survivors judged)")
 	flag.BoolVar(&quiet, "q", false, "no per-mutant progress")
 	flag.BoolVar(&strict, "strict", false, "exit 1 when a survivor is unclassified or the kit is below the target")
 	flag.Parse()

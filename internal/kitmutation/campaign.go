@@ -50,6 +50,9 @@ type Config struct {
 	// survivors are judged again: a new check may kill them); CarryFrom
 	// names it in the report.
 	Carry, CarryFrom string
+	// OnlyCarried judges only the mutants Carry holds: a sample judged
+	// again after new checks, its kills carried, its survivors judged.
+	OnlyCarried bool
 }
 
 // judge is one judge of a campaign: the self-test's transcript or a kernel,
@@ -125,8 +128,17 @@ func Run(ctx context.Context, cfg Config) (*mutation.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	total := len(ms)
+	if cfg.OnlyCarried {
+		if ms, err = carriedOnly(ms, cfg.Carry); err != nil {
+			return nil, err
+		}
+	}
 	ms = choose(ms, cfg)
 	all := len(ms)
+	if cfg.OnlyCarried {
+		all = total // a sample judged again is still a sample of the kit
+	}
 	rand.New(rand.NewPCG(cfg.Seed, 30)).Shuffle(len(ms), func(a, b int) { ms[a], ms[b] = ms[b], ms[a] })
 	fmt.Fprintf(cfg.Log, "%s: %d mutants\n", cfg.Kit.Name, len(ms))
 	var results []mutation.Result
@@ -466,6 +478,22 @@ func readJournal(path string, ms []mutant) ([]mutation.Result, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// carriedOnly keeps the mutants whose keys the journal at path holds.
+func carriedOnly(ms []mutant, path string) ([]mutant, error) {
+	if path == "" {
+		return nil, fmt.Errorf("-only-carried needs -carry")
+	}
+	old, err := readJournal(path, ms)
+	if err != nil {
+		return nil, err
+	}
+	keys := map[string]bool{}
+	for _, r := range old {
+		keys[r.Key] = true
+	}
+	return slices.DeleteFunc(ms, func(m mutant) bool { return !keys[m.Key] }), nil
 }
 
 // judgeOne runs a mutant through the judges until one kills it.
