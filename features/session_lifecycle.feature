@@ -45,7 +45,8 @@ Feature: Session lifecycle
     the protocol does not define gets -32601 (§2); at the end of its input
     the kernel exits (§2, End of the connection). So are the other requests
     a session's parties may send out of turn: a second initialize gets
-    -32600 (§4); session/continue of a session nothing paused -32602, of an
+    -32600, and an initialize offering no version the kernel speaks -32006
+    (§4); session/continue of a session nothing paused -32602, of an
     id never run -32005 (§6.5; an ended session is either, as a kernel
     keeps or forgets it); frontend/decide of an ended or never-run session
     -32005 (§6.7). A wrong answer, or a kernel that stays, is a protocol
@@ -62,6 +63,7 @@ Feature: Session lifecycle
     And the kernel answers session/cancel of a session id it never ran with -32005
     And the kernel answers a request for the undefined method "session/pause" with -32601
     And the kernel answers a second initialize with -32600
+    And a kernel started anew answers an initialize that offers only "conform.wire/v0" with -32006
     And the kernel answers session/continue of the ended session with -32602 or -32005
     And the kernel answers session/continue of a session id it never ran with -32005
     And the kernel answers frontend/decide of the ended session with -32005

@@ -3,9 +3,12 @@ package driver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"time"
 
+	"github.com/agentconform/conform/harness/adapter"
+	"github.com/agentconform/conform/internal/jsonrpc"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -49,4 +52,29 @@ func (k *Kernel) AwaitExit(timeout time.Duration) (exited bool, err error) {
 	case <-t.C:
 		return false, nil
 	}
+}
+
+// OfferVersions launches a kernel of its own, sends initialize offering
+// only versions, and returns the kernel's raw answer or error; the kernel
+// is then closed. A kernel that does not answer within timeout is an
+// error naming that.
+func OfferVersions(ctx context.Context, l adapter.Launcher, timeout time.Duration, versions []string) (json.RawMessage, error) {
+	ep, err := l.Launch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	k := &Kernel{ep: ep, routes: map[string]*route{}}
+	k.rpc = jsonrpc.New(ep.Out, ep.In, nil, k.handle, jsonrpc.Options{Handshake: true})
+	k.rpc.Start()
+	defer k.Close()
+	ictx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	raw, err := k.rpc.CallRaw(ictx, wire.MethodInitialize, wire.InitializeParams{
+		ProtocolVersions: versions,
+		Harness:          wire.Peer{Name: "conform", Version: Version},
+	})
+	if err != nil && ictx.Err() != nil && ctx.Err() == nil {
+		return nil, fmt.Errorf("no answer to initialize within %v", timeout)
+	}
+	return raw, err
 }

@@ -25,6 +25,7 @@ func init() {
 				Harness:          wire.Peer{Name: "conform", Version: driver.Version},
 			}, "a second initialize on the connection", "§4", code)
 		})
+		sc.Step(stepRE(`^a kernel started anew answers an initialize that offers only "([^"]+)" with (-\d+)$`), s.lcVersionMismatch)
 		sc.Step(stepRE(`^the kernel answers session/continue of (the ended session|a session id it never ran) with (-\d+)(?: or (-\d+))?$`), func(ctx context.Context, which string, code int, alt string) error {
 			id, what := s.lcProbeSession(which)
 			other, _ := strconv.Atoi(alt) // "" is no alternative: 0
@@ -68,6 +69,26 @@ func (s *Scenario) lcProbeCodes(ctx context.Context, method string, params any, 
 		return s.protocolFault("%s was answered with the result %.200s; PROTOCOL.md %s: error %s", what, raw, section, strings.Join(want, " or "))
 	case !slices.Contains(codes, rpcCode(err)):
 		return s.protocolFault("%s was answered with %v; PROTOCOL.md %s: error %s", what, err, section, strings.Join(want, " or "))
+	}
+	return nil
+}
+
+// lcVersionMismatch starts a kernel of its own and offers it only version:
+// a kernel that shares no version answers code (§4), whatever it does next.
+func (s *Scenario) lcVersionMismatch(ctx context.Context, version string, code int) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	if version == wire.Version {
+		return scenarioDefect("the scenario offers %q, the version this harness speaks", version)
+	}
+	raw, err := driver.OfferVersions(ctx, s.env.Pool.Launcher, s.env.Scale(s.env.Pool.InitTimeout), []string{version})
+	what := fmt.Sprintf("an initialize offering only %q", version)
+	switch {
+	case err == nil:
+		return s.protocolFault("%s was answered with the result %.200s; PROTOCOL.md §4: error %d", what, raw, code)
+	case rpcCode(err) != code:
+		return s.protocolFault("%s was answered with %v; PROTOCOL.md §4: error %d", what, err, code)
 	}
 	return nil
 }
