@@ -45,7 +45,8 @@ Feature: Folding a model stream into one reply
   @TA-06 @must
   Scenario: the post-model-response payload carries the reply's usage events added up, counter by counter
     The reply reports cache tokens, so the price list names cache rates:
-    what an absent rate costs is open (A-14).
+    what an absent rate costs is open (A-14). Its second usage event
+    reports 0 input tokens, which count 0 in the session's totals.
     Given an observe subscriber "watch" at "post-model-response"
     And the model's price tiers are:
       | input tokens from | input tokens until | effective from | effective until | input | output | cache read | cache write |
@@ -54,9 +55,10 @@ Feature: Folding a model stream into one reply
       """
       [{"type": "text_delta", "text": "Done."},
        {"type": "usage", "usage": {"input_tokens": 1000, "output_tokens": 40, "cache_read_tokens": 300, "cache_write_tokens": 200, "reasoning_tokens": 50}},
-       {"type": "usage", "usage": {"input_tokens": 20, "output_tokens": 60, "cache_read_tokens": 7, "cache_write_tokens": 3, "reasoning_tokens": 9}},
+       {"type": "usage", "usage": {"input_tokens": 0, "output_tokens": 60, "cache_read_tokens": 7, "cache_write_tokens": 3, "reasoning_tokens": 9}},
        {"type": "stop", "stop_reason": "end_turn"}]
       """
     When the session runs
     Then the post-model-response payload after model request 1 carries the sum of its usage events
     And the post-model-response payloads carried the cost of each reply
+    And the session result's totals are the sums of its usage events and of its cost reports

@@ -36,6 +36,15 @@ func init() {
 			return (&planArea{s: s}).resultText(nth, text, tool)
 		}, "TA-01"))
 		sc.Step(stepRE(`^the post-model-response payload after model request (\d+) carries the sum of its usage events$`), s.proves(s.postModelUsageSum, "TA-06"))
+		// The session's totals are the same sums over the whole session
+		// (PROTOCOL.md RunSessionResult): a counter of 0 counts 0, as
+		// only a usage event that reports one shows.
+		sc.Step(stepRE(`^the session result's totals are the sums of its usage events and of its cost reports$`), s.proves(func() error {
+			if err := s.mustHaveRun(); err != nil {
+				return err
+			}
+			return s.saTotals("the session's result", s.Result, []string{s.SessionID})
+		}, "TA-06"))
 	})
 }
 
