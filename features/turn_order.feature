@@ -33,6 +33,7 @@ Feature: Turn order
       | hook post-apply O          |
     And turn 2 started with "context/assemble"
     And model request 2 ends with the assistant message of request 1 followed by one result for each of its calls
+    And every frontend/interactive carried its call's input
 
   @TA-01 @must
   Scenario: the calls of one kind keep the order of the model's message

@@ -20,6 +20,7 @@ func init() {
 	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^model request 1 holds the user's prompt in a user text block$`), s.proves(s.promptInFirstRequest, "TA-01"))
 		sc.Step(stepRE(`^every tool/invoke named its tool's provider as declared$`), s.proves(s.invokeProviders, "TA-01"))
+		sc.Step(stepRE(`^every frontend/interactive carried its call's input$`), s.proves(s.interactiveInputs, "TA-01"))
 		sc.Step(stepRE(`^every post-model-response payload carried its reply's stop reason$`), s.proves(s.postModelStopReasons, "HD-17"))
 	})
 }
@@ -128,4 +129,38 @@ func replyStopReason(result json.RawMessage) string {
 		}
 	}
 	return ""
+}
+
+// TA-01: an interactive call reaches the frontend with the input the
+// model gave it (the frontend/interactive is that call's invoke).
+func (s *Scenario) interactiveInputs() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	given := map[string]json.RawMessage{}
+	for _, e := range s.modelEntries() {
+		for _, c := range replyCalls(e) {
+			given[c.ID] = c.Input
+		}
+	}
+	seen := 0
+	for _, e := range s.requests() {
+		p, ok := e.Value.(wire.InteractiveParams)
+		if !ok || p.CallContext.SessionID != s.SessionID {
+			continue
+		}
+		seen++
+		want, ok := given[p.CallID]
+		switch {
+		case !ok:
+			return fmt.Errorf("the frontend/interactive (#%d) names call %s, which no model reply carried", e.Seq, p.CallID)
+		case len(want) == 0 && (len(p.Input) == 0 || emptyObject(p.Input)):
+		case !sameJSON(want, p.Input):
+			return fmt.Errorf("the frontend/interactive of call %s (#%d) carries the input %s; the model gave the call %s", p.CallID, e.Seq, inputText(p.Input), inputText(want))
+		}
+	}
+	if seen == 0 {
+		return notReached("no frontend/interactive reached the harness")
+	}
+	return nil
 }
