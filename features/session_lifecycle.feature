@@ -73,7 +73,8 @@ Feature: Session lifecycle
 
   @TA-18 @must
   Scenario: shutdown with two sessions still running cancels both, which end properly before it is answered
-    The harness sends shutdown while both sessions wait in a model call.
+    The harness sends shutdown (params null, which §6.6 allows beside {})
+    while both sessions wait in a model call.
     The kernel cancels them; each still runs session-end and sends its end
     row; each session/run is answered; only then is shutdown answered, and
     the kernel exits 0 with its input still open (PROTOCOL.md §5 item 6,

@@ -23,12 +23,14 @@ func (k *Kernel) Request(ctx context.Context, method string, params any) (json.R
 	return k.rpc.CallRaw(ctx, method, params)
 }
 
-// ShutdownAnswer sends shutdown, without closing the kernel's input, and
+// ShutdownAnswer sends shutdown with params null, which PROTOCOL.md §6.6
+// allows beside {} (the harness's own shutdowns send {}: a kernel that
+// takes only {} is seen here), without closing the kernel's input, and
 // waits up to timeout for the answer.
 func (k *Kernel) ShutdownAnswer(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return k.rpc.Call(ctx, wire.MethodShutdown, wire.Empty{}, nil)
+	return k.rpc.Call(ctx, wire.MethodShutdown, nil, nil)
 }
 
 // CloseInput closes the kernel's input (its stdin) and nothing else: the
