@@ -26,7 +26,6 @@ var updateClauses = flag.Bool("update-clauses", false, "rewrite reports/clauses.
 var knownGaps = []string{
 	"ER-01.retry-after-headers",
 	"SA-16.live-tree",
-	"TA-01.pipelining",
 	"TA-30.no-parallel-model",
 }
 
