@@ -139,6 +139,8 @@ func (w *World) modelCallOf(session, tool string) string {
 // the invoke is held until the kernel has answered that frontend/decide.
 // It names the interactive call by the call_id of the session's first
 // frontend/interactive about it; with none, the invoke runs as scripted.
+// The same frontend/decide also answers StrayCallID, a call that never
+// was: a kernel must answer every entry of a decide, not only its first.
 func (w *World) AnswerWhileRunning(tool, interactiveTool, connection, response string) {
 	w.Tools.Update(tool, func(b *ToolBehavior) {
 		b.OnStart = func(ctx context.Context, done <-chan struct{}, p wire.ToolInvokeParams) error {
@@ -152,10 +154,18 @@ func (w *World) AnswerWhileRunning(tool, interactiveTool, connection, response s
 			if id == "" {
 				return nil
 			}
-			return await(ctx, done, w.SendInteractiveAnswer(p.CallContext, connection, id, response))
+			return await(ctx, done, w.sendDecide(p.CallContext, wire.FrontendDecideParams{SessionID: p.CallContext.SessionID, Connection: connection,
+				Decisions: []wire.PlanDecision{}, InteractiveResponses: []wire.InteractiveResponse{{CallID: id, Response: response}, {CallID: StrayCallID, Response: response}}}))
 		}
 	})
 }
+
+// StrayCallID is the call_id of an interactive answer no call waits for;
+// StrayPlanItemID the id of a decision about an item that never was.
+const (
+	StrayCallID     = "conform-no-such-call"
+	StrayPlanItemID = "conform-no-such-item"
+)
 
 // DecideAfterCancel scripts the primary's permission request about a
 // tool's call: the harness cancels the session while the request is
@@ -165,6 +175,8 @@ func (w *World) AnswerWhileRunning(tool, interactiveTool, connection, response s
 // kernel has answered that frontend/decide. If the kernel does not
 // dispatch session-end to subscriber within timeout, no decision is sent;
 // a kernel that keeps waiting for the permission answer gets decision then.
+// The frontend/decide also decides StrayPlanItemID: every entry of it must
+// be answered, not only its first.
 func (w *World) DecideAfterCancel(tool, connection, decision, subscriber string, timeout time.Duration) {
 	bar, gate := NewBarrier(2, timeout), NewGate()
 	b := w.Hooks.Get(subscriber)
@@ -178,7 +190,8 @@ func (w *World) DecideAfterCancel(tool, connection, decision, subscriber string,
 				defer gate.Open()
 				bar.Arrive(context.Background(), done)
 				if bar.Opened() {
-					<-w.SendDecide(cc, connection, []wire.PlanDecision{{PlanItemID: it.ID, Decision: decision, Scope: wire.ScopeOnce}})
+					<-w.SendDecide(cc, connection, []wire.PlanDecision{{PlanItemID: it.ID, Decision: decision, Scope: wire.ScopeOnce},
+						{PlanItemID: StrayPlanItemID, Decision: decision, Scope: wire.ScopeOnce}})
 				}
 			}()
 			w.Agents.Cancel(cc.SessionID)

@@ -60,7 +60,8 @@ Feature: Decisions and answers from a second frontend connection
   Scenario: an interactive call whose request failed waits for no answer
     The primary's frontend/interactive fails, so nobody answered the call:
     its result is an error. In the next turn the second connection answers
-    it; the call no longer waits, so the answer is rejected.
+    it, and a call that never was in the same frontend/decide; neither
+    waits, so each answer is rejected, each with its frontend_error event.
     Given an interactive tool "confirm" from provider "ui"
     And a data_source tool "look" from provider "kb" declared safe with no key fields
     And the frontend fails every interactive request for "confirm"
@@ -92,7 +93,9 @@ Feature: Decisions and answers from a second frontend connection
     dispatches session-end (held meanwhile), a second connection allows the
     item. It no longer awaits a decision, so the decision is rejected with
     INVALID_CLIENT_EVENT (a kernel that no longer serves the ending session
-    may answer -32005 instead), and the item never runs.
+    may answer -32005 instead), and the item never runs. The same
+    frontend/decide decides an item that never was: it gets its own
+    rejection, one outcome per decision.
     Given a resource tool "save" from provider "store"
     And a policy rule "ask-save" that asks for "save"
     And an observe subscriber "bye" at "session-end" that answers

@@ -79,7 +79,7 @@ func (d *decideInteractive) outcomes(tool string) ([]wire.InteractiveOutcome, er
 			if err := categorized(r.Seq, o.Accepted, o.CallID, o.Category); err != nil {
 				return nil, err
 			}
-			if ids[o.CallID] {
+			if ids[o.CallID] || o.CallID == fakes.StrayCallID {
 				out = append(out, o)
 			}
 		}

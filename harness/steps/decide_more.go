@@ -177,6 +177,10 @@ func (d *decideArea) rejectedAfterCancel(tool string) error {
 		if err := decideAnswered(r, tool); err != nil {
 			return err
 		}
+		if len(r.Result.Results) != len(r.Params.Decisions) {
+			return fmt.Errorf("the second frontend connection sent %d decisions in frontend/decide (#%d), the kernel answered %d outcome(s): %+v (PROTOCOL.md §6.7: one per decision, in order)",
+				len(r.Params.Decisions), r.Seq, len(r.Result.Results), r.Result.Results)
+		}
 		for _, o := range r.Result.Results {
 			if err := categorized(r.Seq, o.Accepted, o.PlanItemID, o.Category); err != nil {
 				return err
