@@ -87,9 +87,9 @@ type Decider interface {
 }
 
 // MemoryWriter commits a running tool's memory write (memory/write, the
-// deterministic-first profile). Without it, a running session is refused
-// with CodeInvalidParams (not a deterministic-first session) and any other
-// id is ErrUnknownSession.
+// deterministic-first profile). Without it, a running or ended session is
+// refused with CodeInvalidParams (not a deterministic-first session) and an
+// id the kit never saw is ErrUnknownSession.
 type MemoryWriter interface {
 	WriteMemory(p wire.MemoryWriteParams) error
 }

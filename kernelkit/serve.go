@@ -282,10 +282,13 @@ func (s *server) memoryWrite(p wire.MemoryWriteParams) (any, error) {
 	if m, ok := s.k.(MemoryWriter); ok {
 		return wire.Empty{}, m.WriteMemory(p)
 	}
-	if running, _ := s.state(p.SessionID); running {
+	// Running or ended, a session of the agent-loop profile is not a
+	// deterministic-first one (PROTOCOL.md §17.5); only an id the kit
+	// never saw is unknown.
+	if running, ended := s.state(p.SessionID); running || ended {
 		return nil, Errorf(wire.CodeInvalidParams, "session %s does not run the deterministic-first profile", p.SessionID)
 	}
-	return nil, fmt.Errorf("%w: no running session %s", ErrUnknownSession, p.SessionID)
+	return nil, fmt.Errorf("%w: session %s", ErrUnknownSession, p.SessionID)
 }
 
 func (s *server) decide(p wire.FrontendDecideParams) (any, error) {

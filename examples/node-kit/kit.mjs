@@ -225,8 +225,9 @@ class Server {
   memory(params) {
     const sid = String(params.session_id);
     if (this.kernel.writeMemory) { this.kernel.writeMemory(params); return {}; }
-    if (this.runs.has(sid)) throw new RPCError(INVALID_PARAMS, `session ${sid} does not run the deterministic-first profile`);
-    throw new RPCError(UNKNOWN_SESSION, `no running session ${sid}`);
+    // Running or ended, a session of the agent-loop profile is not a deterministic-first one (PROTOCOL.md §17.5).
+    if (this.runs.has(sid) || this.ended.has(sid)) throw new RPCError(INVALID_PARAMS, `session ${sid} does not run the deterministic-first profile`);
+    throw new RPCError(UNKNOWN_SESSION, `unknown session ${sid}`);
   }
 
   /** Cancels every running session, waits until each is answered, then

@@ -488,9 +488,13 @@ class _Server:
         if hasattr(self.kernel, "write_memory"):
             getattr(self.kernel, "write_memory")(params)
             return {}
-        if self._state(sid)[0] is not None:
+        scope, ended = self._state(sid)
+        if scope is not None or ended:
+            # Running or ended, a session of the agent-loop profile is not a
+            # deterministic-first one (PROTOCOL.md §17.5); only an id the
+            # kernel never ran is unknown.
             raise RPCError(INVALID_PARAMS, "session %s does not run the deterministic-first profile" % sid)
-        raise RPCError(UNKNOWN_SESSION, "no running session " + sid)
+        raise RPCError(UNKNOWN_SESSION, "unknown session " + sid)
 
     def _shutdown(self, req_id: Any) -> None:
         """Cancels every running session, waits until each is answered,

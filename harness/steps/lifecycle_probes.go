@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -31,6 +32,11 @@ func init() {
 			other, _ := strconv.Atoi(alt) // "" is no alternative: 0
 			return s.lcProbeCodes(ctx, wire.MethodSessionContinue, wire.ContinueParams{SessionID: id, Message: "go on"},
 				"session/continue of "+what, "§6.5", code, other)
+		})
+		sc.Step(stepRE(`^the kernel answers memory/write to (the ended session|a session id it never ran) with (-\d+)$`), func(ctx context.Context, which string, code int) error {
+			id, what := s.lcProbeSession(which)
+			return s.lcProbeCodes(ctx, wire.MethodMemoryWrite, wire.MemoryWriteParams{SessionID: id, CallID: "conform-no-such-call", Values: map[string]json.RawMessage{"k": json.RawMessage(`"v"`)}},
+				"memory/write to "+what, "§17.5", code)
 		})
 		sc.Step(stepRE(`^the kernel answers frontend/decide of (the ended session|a session id it never ran) with (-\d+)$`), func(ctx context.Context, which string, code int) error {
 			id, what := s.lcProbeSession(which)

@@ -133,6 +133,9 @@ func Run(ctx context.Context, cfg Config) (*mutation.Report, error) {
 		if ms, err = carriedOnly(ms, cfg.Carry); err != nil {
 			return nil, err
 		}
+		if cfg.Carry, err = knownOnly(cfg.Carry, ms, cfg.Log); err != nil {
+			return nil, err
+		}
 	}
 	ms = choose(ms, cfg)
 	all := len(ms)
@@ -485,15 +488,58 @@ func carriedOnly(ms []mutant, path string) ([]mutant, error) {
 	if path == "" {
 		return nil, fmt.Errorf("-only-carried needs -carry")
 	}
-	old, err := readJournal(path, ms)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	keys := map[string]bool{}
-	for _, r := range old {
+	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r mutation.Result
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+		}
 		keys[r.Key] = true
 	}
 	return slices.DeleteFunc(ms, func(m mutant) bool { return !keys[m.Key] }), nil
+}
+
+// knownOnly keeps the journal lines of path whose mutants ms still has,
+// in a file of its own, and says how many it left out: a sample judged
+// again after its kit changed loses the mutants of the changed code
+// (their keys name the old text), which the log says.
+func knownOnly(path string, ms []mutant, log io.Writer) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	known := map[string]bool{}
+	for _, m := range ms {
+		known[m.Key] = true
+	}
+	var kept []string
+	dropped := 0
+	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r mutation.Result
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return "", fmt.Errorf("%s:%d: %w", path, i+1, err)
+		}
+		if !known[r.Key] {
+			dropped++
+			fmt.Fprintf(log, "left out of the carried sample: %s (its code changed since)\n", r.Key)
+			continue
+		}
+		kept = append(kept, line)
+	}
+	f, err := os.CreateTemp("", "carried-*.jsonl")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	_, err = f.WriteString(strings.Join(kept, "\n") + "\n")
+	if dropped > 0 {
+		fmt.Fprintf(log, "%d carried mutants left out: their code changed since\n", dropped)
+	}
+	return f.Name(), err
 }
 
 // judgeOne runs a mutant through the judges until one kills it.
