@@ -17,6 +17,8 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		writeKitHead(&b, r)
 	} else if plugins {
 		b.WriteString("# Source-level mutation testing of the reference plugins\n\n")
+	} else if r.Tree == "kernelkit" {
+		b.WriteString("# Source-level mutation testing of kernelkit, the Go kernel kit\n\n")
 	} else {
 		b.WriteString("# Source-level mutation testing of the reference kernel\n\n")
 	}
