@@ -42,8 +42,9 @@ func (s *Scenario) resultFor(n, from int, want resultShape) error {
 
 // ER-09, ER-12: the category, everywhere the kernel exposes one: the
 // tool_result blocks, the post-tool-call payloads and tool_error-like
-// events naming the call. At least one place must carry it, and every
-// tool_result of the call is an error (is_error).
+// events naming the call. At least one place must carry it, every
+// tool_result of the call is an error (is_error), and once the kernel has
+// named a category, every tool_result of the call carries it.
 func (s *Scenario) resultCategory(from int, category string) error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
@@ -52,7 +53,7 @@ func (s *Scenario) resultCategory(from int, category string) error {
 	if err != nil {
 		return err
 	}
-	var places, wrong []string
+	var places, wrong, bare []string
 	note := func(where, got string) {
 		if got == "" {
 			return
@@ -67,6 +68,9 @@ func (s *Scenario) resultCategory(from int, category string) error {
 			for _, c := range m.Content {
 				if c.Type == wire.BlockToolResult && c.ToolUseID == id {
 					note(fmt.Sprintf("the tool_result in model request %d", i+1), c.ErrorCategory)
+					if c.ErrorCategory == "" {
+						bare = append(bare, fmt.Sprintf("the tool_result in model request %d", i+1))
+					}
 					if !c.IsError {
 						// The model is told of the failure by is_error; a
 						// category beside a success is no error result.
@@ -99,6 +103,13 @@ func (s *Scenario) resultCategory(from int, category string) error {
 	}
 	if len(wrong) > 0 {
 		return fmt.Errorf("expected category %q for call %s wherever named: %s", category, id, strings.Join(wrong, "; "))
+	}
+	if len(bare) > 0 {
+		// PROTOCOL.md §7.4: an error result keeps its error_category,
+		// when there is one, in the tool_result the model sees; the
+		// kernel named one.
+		return fmt.Errorf("the kernel named the category %q for call %s (%s) but %s carries none: an error result keeps its category in the tool_result (PROTOCOL.md §7.4)",
+			category, id, strings.Join(places, ", "), strings.Join(bare, " and "))
 	}
 	return nil
 }
