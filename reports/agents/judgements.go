@@ -85,6 +85,7 @@ var Agents = []Agent{
 	{"pi", "[pi](https://github.com/badlogic/pi-mono)", true},
 	{"cline", "[Cline](https://github.com/cline/cline)", true},
 	{"continue", "[Continue](https://github.com/continuedev/continue)", true},
+	{"kilo-code", "[Kilo Code](https://github.com/Kilo-Org/kilocode)", true},
 }
 
 // Package is a profile's pinned package.
