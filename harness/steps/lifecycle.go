@@ -175,13 +175,7 @@ func (s *Scenario) lcContinueAnswered(lc *lcState, code int) error {
 	lc.mu.Lock()
 	raw, err := lc.continueRaw, lc.continueErr
 	lc.mu.Unlock()
-	switch {
-	case err == nil:
-		return s.protocolFault("session/continue of the running session %s, which nothing paused, was answered with the result %.200s; PROTOCOL.md §6.5: error %d", s.SessionID, raw, code)
-	case rpcCode(err) != code:
-		return s.protocolFault("session/continue of the running session %s, which nothing paused, was answered with %v; PROTOCOL.md §6.5: error %d", s.SessionID, err, code)
-	}
-	return nil
+	return s.wantError(fmt.Sprintf("session/continue of the running session %s, which nothing paused,", s.SessionID), "§6.5", raw, err, code)
 }
 
 func (s *Scenario) lcCancelAnswered(lc *lcState) error {
@@ -231,13 +225,7 @@ func (s *Scenario) lcUnknownMethod(ctx context.Context, method string, code int)
 	cctx, cancel := context.WithTimeout(ctx, s.env.Scale(lcProbe))
 	defer cancel()
 	raw, err := k.Request(cctx, method, map[string]any{"session_id": s.SessionID})
-	switch {
-	case err == nil:
-		return s.protocolFault("a request for %q, a method this protocol does not define, was answered with the result %.200s; PROTOCOL.md §2: error %d", method, raw, code)
-	case rpcCode(err) != code:
-		return s.protocolFault("a request for %q, a method this protocol does not define, was answered with %v; PROTOCOL.md §2: error %d", method, err, code)
-	}
-	return nil
+	return s.wantError(fmt.Sprintf("a request for %q, a method this protocol does not define,", method), "§2", raw, err, code)
 }
 
 // lcExitAtEOF closes the kernel's input and waits for it to stop.

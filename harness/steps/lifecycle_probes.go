@@ -62,14 +62,20 @@ func (s *Scenario) lcProbeCodes(ctx context.Context, method string, params any, 
 	if err != nil {
 		return err
 	}
+	cctx, cancel := context.WithTimeout(ctx, s.env.Scale(lcProbe))
+	defer cancel()
+	raw, err := k.Request(cctx, method, params)
+	return s.wantError(what, section, raw, err, codes...)
+}
+
+// wantError makes a protocol fault of an answer (raw, err) to what that is
+// not an error with one of codes (a 0 among them is no alternative).
+func (s *Scenario) wantError(what, section string, raw []byte, err error, codes ...int) error {
 	codes = slices.DeleteFunc(slices.Clone(codes), func(c int) bool { return c == 0 })
 	want := make([]string, len(codes))
 	for i, c := range codes {
 		want[i] = fmt.Sprint(c)
 	}
-	cctx, cancel := context.WithTimeout(ctx, s.env.Scale(lcProbe))
-	defer cancel()
-	raw, err := k.Request(cctx, method, params)
 	switch {
 	case err == nil:
 		return s.protocolFault("%s was answered with the result %.200s; PROTOCOL.md %s: error %s", what, raw, section, strings.Join(want, " or "))
@@ -89,12 +95,5 @@ func (s *Scenario) lcVersionMismatch(ctx context.Context, version string, code i
 		return scenarioDefect("the scenario offers %q, the version this harness speaks", version)
 	}
 	raw, err := driver.OfferVersions(ctx, s.env.Pool.Launcher, s.env.Scale(s.env.Pool.InitTimeout), []string{version})
-	what := fmt.Sprintf("an initialize offering only %q", version)
-	switch {
-	case err == nil:
-		return s.protocolFault("%s was answered with the result %.200s; PROTOCOL.md §4: error %d", what, raw, code)
-	case rpcCode(err) != code:
-		return s.protocolFault("%s was answered with %v; PROTOCOL.md §4: error %d", what, err, code)
-	}
-	return nil
+	return s.wantError(fmt.Sprintf("an initialize offering only %q", version), "§4", raw, err, code)
 }
