@@ -7,7 +7,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/agentconform/conform/harness/adapter"
 	"github.com/agentconform/conform/internal/jsonrpc"
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -56,12 +55,23 @@ func (k *Kernel) AwaitExit(timeout time.Duration) (exited bool, err error) {
 	}
 }
 
-// OfferVersions launches a kernel of its own, sends initialize offering
-// only versions, and returns the kernel's raw answer or error; the kernel
-// is then closed. A kernel that does not answer within timeout is an
-// error naming that.
-func OfferVersions(ctx context.Context, l adapter.Launcher, timeout time.Duration, versions []string) (json.RawMessage, error) {
-	ep, err := l.Launch(ctx)
+// OfferVersions starts a kernel as Get does (a start slot, the same
+// initialize timeout, the time it waited for a CPU not counted), sends an
+// initialize offering only versions, and returns the kernel's raw answer
+// or error; the kernel is then closed. A kernel that does not answer in
+// time is an error naming that.
+func (p *Pool) OfferVersions(ctx context.Context, versions []string) (json.RawMessage, error) {
+	release, err := p.startSlot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	timeout := p.InitTimeout
+	if first := p.FirstStart(); StartMargin*first > timeout {
+		timeout = StartMargin * first
+	}
+	launched := time.Now()
+	ep, err := p.Launcher.Launch(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -69,14 +79,14 @@ func OfferVersions(ctx context.Context, l adapter.Launcher, timeout time.Duratio
 	k.rpc = jsonrpc.New(ep.Out, ep.In, nil, k.handle, jsonrpc.Options{Handshake: true})
 	k.rpc.Start()
 	defer k.Close()
-	ictx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	ictx, clock := newStartClock(ctx, ep.Starved, timeout, launched)
+	defer clock.stop()
 	raw, err := k.rpc.CallRaw(ictx, wire.MethodInitialize, wire.InitializeParams{
 		ProtocolVersions: versions,
 		Harness:          wire.Peer{Name: "conform", Version: Version},
 	})
-	if err != nil && ictx.Err() != nil && ctx.Err() == nil {
-		return nil, fmt.Errorf("no answer to initialize within %v", timeout)
+	if err != nil && clock.expired(ictx) {
+		return nil, fmt.Errorf("no answer to initialize within %v%s", timeout, clock.note())
 	}
 	return raw, err
 }

@@ -94,6 +94,6 @@ func (s *Scenario) lcVersionMismatch(ctx context.Context, version string, code i
 	if version == wire.Version {
 		return scenarioDefect("the scenario offers %q, the version this harness speaks", version)
 	}
-	raw, err := driver.OfferVersions(ctx, s.env.Pool.Launcher, s.env.Scale(s.env.Pool.InitTimeout), []string{version})
+	raw, err := s.env.Pool.OfferVersions(ctx, []string{version})
 	return s.wantError(fmt.Sprintf("an initialize offering only %q", version), "§4", raw, err, code)
 }
