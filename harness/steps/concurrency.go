@@ -82,7 +82,11 @@ func (c *concurrency) hold(list string, ms int) error {
 	for _, t := range tools {
 		if c.s.kindOf(t) == wire.KindInteractive {
 			c.s.World.Frontend.SetInteractive(t, fakes.Interactive{Hold: d})
-			continue
+			// A kernel that carries an interactive call out as a
+			// tool/invoke (a coding agent through the bridge, which
+			// offers every tool over MCP) is held there too: answered at
+			// once, its calls could not show whether they overlap, and
+			// "ran one at a time" would pass on nothing.
 		}
 		c.s.World.Tools.Update(t, func(b *fakes.ToolBehavior) { b.Hold = d })
 	}
