@@ -129,13 +129,24 @@ func Run(ctx context.Context, cfg Config) (*mutation.Report, error) {
 		return nil, err
 	}
 	total := len(ms)
+	// A sample judged again after its kit changed loses the mutants of the
+	// changed code (their keys name the old text): readJournal names them.
+	var lenient io.Writer
 	if cfg.OnlyCarried {
-		if ms, err = carriedOnly(ms, cfg.Carry); err != nil {
+		if cfg.Carry == "" {
+			return nil, fmt.Errorf("-only-carried needs -carry")
+		}
+		lenient = cmp.Or[io.Writer](cfg.Log, io.Discard)
+		old, err := readJournal(cfg.Carry, ms, lenient)
+		if err != nil {
 			return nil, err
 		}
-		if cfg.Carry, err = knownOnly(cfg.Carry, ms, cfg.Log); err != nil {
-			return nil, err
+		keys := map[string]bool{}
+		for _, r := range old {
+			keys[r.Key] = true
 		}
+		ms = slices.DeleteFunc(ms, func(m mutant) bool { return !keys[m.Key] })
+		lenient = io.Discard // named once
 	}
 	ms = choose(ms, cfg)
 	all := len(ms)
@@ -147,7 +158,7 @@ func Run(ctx context.Context, cfg Config) (*mutation.Report, error) {
 	var results []mutation.Result
 	var head journalHead
 	if cfg.FromJournal {
-		if results, err = readJournal(cfg.Journal, ms); err != nil {
+		if results, err = readJournal(cfg.Journal, ms, nil); err != nil {
 			return nil, err
 		}
 		b, err := os.ReadFile(cfg.Journal + ".head")
@@ -173,7 +184,7 @@ func Run(ctx context.Context, cfg Config) (*mutation.Report, error) {
 		}
 		carried := map[string]mutation.Result{}
 		if cfg.Carry != "" {
-			old, err := readJournal(cfg.Carry, ms)
+			old, err := readJournal(cfg.Carry, ms, lenient)
 			if err != nil {
 				return nil, err
 			}
@@ -459,8 +470,9 @@ type journalHead struct {
 }
 
 // readJournal is the verdicts a journal holds for the mutants ms, in the
-// order they were judged.
-func readJournal(path string, ms []mutant) ([]mutation.Result, error) {
+// order they were judged. A verdict of a mutant ms does not have is an
+// error, or, with lenient set, left out and named there.
+func readJournal(path string, ms []mutant, lenient io.Writer) ([]mutation.Result, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -476,70 +488,15 @@ func readJournal(path string, ms []mutant) ([]mutation.Result, error) {
 			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
 		}
 		if !known[r.Key] {
-			return nil, fmt.Errorf("%s:%d: %s is no mutant of the kit as it is now", path, i+1, r.Key)
+			if lenient == nil {
+				return nil, fmt.Errorf("%s:%d: %s is no mutant of the kit as it is now", path, i+1, r.Key)
+			}
+			fmt.Fprintf(lenient, "left out of the carried sample: %s (its code changed since)\n", r.Key)
+			continue
 		}
 		out = append(out, r)
 	}
 	return out, nil
-}
-
-// carriedOnly keeps the mutants whose keys the journal at path holds.
-func carriedOnly(ms []mutant, path string) ([]mutant, error) {
-	if path == "" {
-		return nil, fmt.Errorf("-only-carried needs -carry")
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	keys := map[string]bool{}
-	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var r mutation.Result
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
-		}
-		keys[r.Key] = true
-	}
-	return slices.DeleteFunc(ms, func(m mutant) bool { return !keys[m.Key] }), nil
-}
-
-// knownOnly keeps the journal lines of path whose mutants ms still has,
-// in a file of its own, and says how many it left out: a sample judged
-// again after its kit changed loses the mutants of the changed code
-// (their keys name the old text), which the log says.
-func knownOnly(path string, ms []mutant, log io.Writer) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	known := map[string]bool{}
-	for _, m := range ms {
-		known[m.Key] = true
-	}
-	var kept []string
-	dropped := 0
-	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var r mutation.Result
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			return "", fmt.Errorf("%s:%d: %w", path, i+1, err)
-		}
-		if !known[r.Key] {
-			dropped++
-			fmt.Fprintf(log, "left out of the carried sample: %s (its code changed since)\n", r.Key)
-			continue
-		}
-		kept = append(kept, line)
-	}
-	f, err := os.CreateTemp("", "carried-*.jsonl")
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	_, err = f.WriteString(strings.Join(kept, "\n") + "\n")
-	if dropped > 0 {
-		fmt.Fprintf(log, "%d carried mutants left out: their code changed since\n", dropped)
-	}
-	return f.Name(), err
 }
 
 // judgeOne runs a mutant through the judges until one kills it.

@@ -88,3 +88,22 @@ func TestPythonMutantsCompileAndKeepLines(t *testing.T) {
 		}
 	}
 }
+
+// A journal naming a mutant the kit no longer has is refused, unless the
+// sample is judged again after the kit changed: then it is left out and
+// named.
+func TestReadJournalLeavesOutChangedMutantsOnlyWhenLenient(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	if err := os.WriteFile(path, []byte(`{"key":"a|kept"}`+"\n"+`{"key":"a|gone"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ms := []mutant{{Mutant: mutation.Mutant{Key: "a|kept"}}}
+	if _, err := readJournal(path, ms, nil); err == nil {
+		t.Error("a journal naming a mutant the kit no longer has was read")
+	}
+	var log strings.Builder
+	got, err := readJournal(path, ms, &log)
+	if err != nil || len(got) != 1 || got[0].Key != "a|kept" || !strings.Contains(log.String(), "a|gone") {
+		t.Errorf("lenient read = %v, %v, log %q; want only a|kept, a|gone named", got, err, log.String())
+	}
+}
