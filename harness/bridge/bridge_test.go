@@ -525,3 +525,31 @@ func TestResultLinesAlternatives(t *testing.T) {
 		t.Errorf("the missing result is described as %q", got)
 	}
 }
+
+// An interactive tool the agent calls over MCP reaches the harness as the
+// frontend/interactive a kernel sends for it (A-16 step 9b), never as a
+// tool/invoke: before, the bridge invoked it as an ordinary tool, so the
+// suite's interactive-request count and TA-19's "calls carried out" read
+// the same call two ways.
+func TestInteractiveCallsReachTheFrontend(t *testing.T) {
+	testrace.SkipUnderRace(t) // whole agent sessions (see TestAgentsOfEveryDialectRunThroughTheBridge)
+	t.Parallel()
+	r := suite(t, profile(t, "openai-chat"), "@PA-07&&~@TA-14")
+	for _, s := range r.Scenarios {
+		if s.Status == report.Error {
+			t.Fatalf("%s: error: %s", s.Name, s.Failure)
+		}
+		counted := false
+		for _, c := range s.Checks {
+			if strings.Contains(c.Step, "interactive requests for") {
+				counted = true
+				if c.Status != report.Pass {
+					t.Errorf("%s: %q: %s %s", s.Name, c.Step, c.Status, c.Message)
+				}
+			}
+		}
+		if !counted {
+			t.Errorf("%s: no check counted the interactive requests (checks: %+v)", s.Name, s.Checks)
+		}
+	}
+}

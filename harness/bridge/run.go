@@ -260,9 +260,9 @@ func matches(n NotTurn, c dialect.Call, prefix string) bool {
 	return false
 }
 
-// invoke is one MCP tools/call: the tool/invoke of the call the model's
-// latest reply asked for (matched by name and input, else by name), with
-// that call's id.
+// invoke is one MCP tools/call: the tool/invoke (for an interactive tool
+// the frontend/interactive) of the call the model's latest reply asked for
+// (matched by name and input, else by name), with that call's id.
 func (r *run) invoke(ctx context.Context, tool string, input json.RawMessage) (wire.ToolInvokeResult, error) {
 	r.mu.Lock()
 	id := ""
@@ -283,11 +283,24 @@ func (r *run) invoke(ctx context.Context, tool string, input json.RawMessage) (w
 	}
 	cc := r.callContext()
 	r.mu.Unlock()
-	provider := ""
+	provider, kind := "", ""
 	for _, t := range r.p.Config.Tools {
 		if t.Name == tool {
-			provider = t.Provider
+			provider, kind = t.Provider, t.Kind
 		}
+	}
+	if kind == wire.KindInteractive {
+		// An interactive tool asks the user: the agent offers it as an MCP
+		// tool (MCP has no other kind), the bridge, as the agent's kernel,
+		// puts the question to the frontend as the protocol says (A-16
+		// step 9b), so the calls the harness holds and counts are the
+		// frontend's whatever the agent is.
+		ans, err := r.h.Interactive(ctx, wire.InteractiveParams{CallContext: cc, CallID: id, ToolName: tool, Prompt: "The agent asks: " + tool + " " + string(input), Input: input})
+		if err != nil {
+			return wire.ToolInvokeResult{Output: json.RawMessage(strconv.Quote("the frontend failed: " + err.Error())), IsError: true, ErrorCategory: wire.ToolErrExecutionFailed}, nil
+		}
+		out, _ := json.Marshal(ans.Response)
+		return wire.ToolInvokeResult{Output: out}, nil
 	}
 	res, err := r.h.Invoke(ctx, wire.ToolInvokeParams{CallContext: cc, CallID: id, Provider: provider, Tool: tool, Input: input, Attempt: 1})
 	var e *kernelkit.Error

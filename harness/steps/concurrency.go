@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -273,12 +274,30 @@ func (s *Scenario) invokedTimes(session, tool string, n int) error {
 	return nil
 }
 
+// interactiveCount counts the frontend/interactive requests for tool: an
+// interactive call is carried out by the frontend (A-16 step 9b), so a
+// tool/invoke of it is not one, as TA-19's "calls carried out" reads it.
 func (c *concurrency) interactiveCount(n int, tool string) error {
 	if err := c.s.mustHaveRun(); err != nil {
 		return err
 	}
-	if got := len(c.s.callEntries([]string{tool}, nil)); got != n || c.s.kindOf(tool) != wire.KindInteractive {
-		return fmt.Errorf("expected %d interactive requests for %q, the kernel sent %d", n, tool, got)
+	if c.s.kindOf(tool) != wire.KindInteractive {
+		return scenarioDefect("%q is not an interactive tool of the scenario", tool)
+	}
+	got, invoked := 0, 0
+	for _, e := range c.s.callEntries([]string{tool}, nil) {
+		if e.Method == wire.MethodFrontendInteractive {
+			got++
+		} else {
+			invoked++
+		}
+	}
+	if got != n {
+		msg := fmt.Sprintf("expected %d interactive requests for %q, the kernel sent %d", n, tool, got)
+		if invoked > 0 {
+			msg += fmt.Sprintf(" (and %d tool/invoke of it, which is not how an interactive call is carried out)", invoked)
+		}
+		return errors.New(msg)
 	}
 	return nil
 }
