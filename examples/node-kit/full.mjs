@@ -4,9 +4,12 @@
 // mutation-nodekit, cmd/kitmutate): the bounds with the final-answer turn
 // (Session.begin, Turn.assemble, Turn.purpose), kernel events
 // (Session.event), spans (Host.span), a declared reading and glue (Info),
-// refused configs (rejectConfig), frontend/decide (nothingPending) and the
+// refused configs (rejectConfig), frontend/decide (nothingPending), the
 // conversions (fold, toolResultOf, resultBlock, outputText, price) through
-// Turn. It is not a conforming kernel: it has no retries, policy or
+// Turn, and a cancellation of its own, as a framework adapter has: its own
+// session/cancel aborts the session's AbortController, whose signal,
+// joined with host.signal (the kit's, fired at shutdown), the Session
+// hands to every call (Conn.call's signal path). It is not a conforming kernel: it has no retries, policy or
 // sub-agents, and the campaign counts only the scenarios it passes.
 //
 //   go run ./cmd/conform run --kernel "node examples/node-kit/full.mjs"
@@ -18,8 +21,8 @@ const ns = () => BigInt(Date.now()) * 1000000n;
 const hex = (n) => randomBytes(n).toString("hex");
 
 class Loop {
-  constructor(host, params, bounds) {
-    this.s = new Session(host, params);
+  constructor(host, params, bounds, signal) {
+    this.s = new Session(host, params, { signal });
     this.bounds = bounds;
     this.began = Date.now();
     this.trace = hex(16);
@@ -87,7 +90,9 @@ class Loop {
   }
 }
 
-const running = new Set();
+/** The running sessions' own aborts, and the ids of those that ended. */
+const running = new Map();
+const ended = new Set();
 
 /** @type {import("./kit.mjs").Kernel} */
 export const fullKernel = {
@@ -95,6 +100,11 @@ export const fullKernel = {
   // effective timeout is 0: the "none" reading of hooks.zero_timeout.
   info: () => ({ name: "full-kernel-node", version: "0.1.0", readings: { "hooks.zero_timeout": "none" },
     glue: [{ requirement: "TA-02", reason: "the bounds check is this adapter's, not a framework's" }] }),
+  cancel(sessionId) {
+    const abort = running.get(sessionId);
+    if (abort) abort.abort(new Cancelled());
+    else if (!ended.has(sessionId)) throw new RPCError(UNKNOWN_SESSION, `unknown session ${sessionId}`);
+  },
   async decide(host, params) {
     if (!running.has(params.session_id)) throw new RPCError(UNKNOWN_SESSION, `no running session ${params.session_id}`);
     return nothingPending(host, params);
@@ -102,11 +112,13 @@ export const fullKernel = {
   async run(host, params) {
     const bounds = params.config.bounds || {};
     if (bounds.soft) throw rejectConfig("soft limits are not supported (no bound.soft_limits capability)");
-    running.add(params.session_id);
+    const abort = new AbortController();
+    running.set(params.session_id, abort);
     try {
-      return await new Loop(host, params, bounds).run();
+      return await new Loop(host, params, bounds, AbortSignal.any([host.signal, abort.signal])).run();
     } finally {
       running.delete(params.session_id);
+      ended.add(params.session_id);
     }
   },
 };

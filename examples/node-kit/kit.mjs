@@ -62,8 +62,8 @@ export class Host {
   }
   /** @param {import("./wire.js").AssembleParams} p @param {AbortSignal} [signal] @returns {Promise<import("./wire.js").AssembleResult>} */
   assemble(p, signal) { return this.call("context/assemble", p, undefined, signal); }
-  /** @param {import("./wire.js").HookParams} p @param {number} [timeoutMs] @returns {Promise<import("./wire.js").HookResult>} */
-  hook(p, timeoutMs) { return this.call("hook/dispatch", p, timeoutMs); }
+  /** @param {import("./wire.js").HookParams} p @param {number} [timeoutMs] @param {AbortSignal} [signal] @returns {Promise<import("./wire.js").HookResult>} */
+  hook(p, timeoutMs, signal) { return this.call("hook/dispatch", p, timeoutMs, signal); }
   /** @param {import("./wire.js").StreamParams} p @param {AbortSignal} [signal] @returns {Promise<import("./wire.js").StreamResult>} */
   stream(p, signal) { return this.call("model/stream", p, undefined, signal); }
   /** @param {import("./wire.js").InvokeParams} p @param {AbortSignal} [signal] @returns {Promise<import("./wire.js").InvokeResult>} */

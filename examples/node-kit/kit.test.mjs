@@ -156,6 +156,33 @@ test("a call's own AbortSignal abandons it with $/cancelRequest and rejects with
   h.close();
 });
 
+test("a Session's signal (a kernel's own cancel) abandons its calls, and none goes out after it fired; session-end still runs", async () => {
+  const ac = new AbortController();
+  const h = harness({ info: () => ({ name: "t", version: "0" }),
+    cancel: () => ac.abort(new Cancelled()),
+    async run(host, params) {
+      const s = new Session(host, params, { signal: ac.signal });
+      try {
+        await s.start();
+        await s.begin().model([], []);
+        return s.finish("completed");
+      } catch (err) {
+        assert.ok(err instanceof Cancelled, `the abandoned stream rejects with the signal's reason, got ${err}`);
+        await assert.rejects(s.begin().assemble([]), Cancelled); // after it fired: rejected, never sent
+        return s.finish("cancelled");
+      }
+    } }, (m) => (m.method === "hook/dispatch" ? { result: { outcome: "ack" } } : m.method === "context/assemble" ? { result: { contributions: [] } } : undefined));
+  await h.init();
+  const run = h.request("session/run", { session_id: "k", prompt: "", config: config({ hooks: { default_timeout_ms: 100, subscribers: [{ id: "end", point: "session-end", mode: "observe" }] } }) });
+  const stream = await h.until((m) => m.method === "model/stream");
+  assert.deepEqual((await h.request("session/cancel", { session_id: "k" })).result, {});
+  assert.equal((await run).result.status, "cancelled");
+  assert.ok(h.seen.some((m) => m.method === "$/cancelRequest" && m.params.id === stream.id));
+  assert.equal(h.seen.filter((m) => m.method === "context/assemble").length, 0);
+  assert.ok(h.seen.some((m) => m.method === "hook/dispatch" && m.params.point === "session-end"));
+  h.close();
+});
+
 test("dispatch: a timed-out transform aborts its chain with a hook_error; a failing veto denies", async () => {
   const h = harness({ info: () => ({ name: "t", version: "0" }), async run(host, params) {
     const s = new Session(host, params);

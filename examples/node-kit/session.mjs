@@ -20,9 +20,14 @@ import { HookAbort, ModelFailure, fold, misfit, nowRFC3339, outputText, price, r
  * @typedef {{payload: HookPayload, denied: boolean, by: string, reason: string}} Outcome */
 
 export class Session {
-  /** @param {import("./kit.mjs").Host} host @param {import("./wire.js").RunParams} params */
-  constructor(host, params) {
+  /** signal, when given, is the loop's own cancellation (a framework's
+   * abort, a kernel's own session/cancel): every call the session makes
+   * through these helpers carries it, except its session-end hooks.
+   * @param {import("./kit.mjs").Host} host @param {import("./wire.js").RunParams} params
+   * @param {{signal?: AbortSignal}} [opts] */
+  constructor(host, params, opts = {}) {
     this.host = host;
+    this.signal = opts.signal;
     this.id = String(params.session_id || "");
     this.prompt = String(params.prompt || "");
     this.config = params.config;
@@ -115,7 +120,7 @@ export class Session {
     for (const sub of hooks.subscribers || []) {
       if (sub.point !== payload.variant) continue;
       const timeoutMs = sub.timeout_ms ?? hooks.default_timeout_ms ?? 0;
-      const [answer, category, reason] = await this.callHook(host || this.host, turnId, sub, out.payload, timeoutMs);
+      const [answer, category, reason] = await this.callHook(host || this.host, turnId, sub, out.payload, timeoutMs, host ? undefined : this.signal);
       if (category) this.hookError(turnId, sub, category, reason);
       if (sub.mode === "transform") {
         if (category) throw new HookAbort(sub.point, sub.id, category, reason);
@@ -128,12 +133,13 @@ export class Session {
   }
 
   /** @param {import("./kit.mjs").Host} host @param {string} turnId @param {Subscriber} sub @param {HookPayload} payload @param {number} timeoutMs
+   * @param {AbortSignal} [signal]
    * @returns {Promise<[import("./wire.js").HookResult | any, string, string]>} */
-  async callHook(host, turnId, sub, payload, timeoutMs) {
+  async callHook(host, turnId, sub, payload, timeoutMs, signal) {
     const params = { call_context: this.callContext(turnId), point: sub.point, subscriber: sub.id, mode: sub.mode, timeout_ms: timeoutMs, payload };
     let answer;
     try {
-      answer = await host.hook(params, timeoutMs);
+      answer = await host.hook(params, timeoutMs, signal);
     } catch (err) {
       if (err instanceof CallTimeout) return [{}, "TIMEOUT", `no answer within ${timeoutMs} ms`];
       if (err instanceof ProtocolViolation) return [{}, "INVALID_RESPONSE", err.message];
@@ -169,7 +175,7 @@ export class Turn {
   /** Step 1: context/assemble on the history so far. @param {Message[]} history */
   async assemble(history) {
     const s = this.session;
-    const res = await s.host.assemble({ call_context: s.callContext(this.id), turn: this.number, history });
+    const res = await s.host.assemble({ call_context: s.callContext(this.id), turn: this.number, history }, s.signal);
     this.contributions = res.contributions || [];
   }
 
@@ -182,7 +188,7 @@ export class Turn {
     const s = this.session, model = s.config.model.name || "";
     const pre = await s.dispatch(this.id, { variant: "pre-model-call", model, messages, tools });
     const res = await s.host.stream({ call_context: s.callContext(this.id), purpose: this.purpose, model,
-      messages: pre.payload.messages || [], tools, assembled_context: this.contributions, attempt: 1 });
+      messages: pre.payload.messages || [], tools, assembled_context: this.contributions, attempt: 1 }, s.signal);
     const reply = fold(res.events);
     for (const ev of res.events || []) if (ev.type === "usage" && ev.usage) reply.costUSD += s.charge(this.id, ev.usage);
     await s.dispatch(this.id, { variant: "post-model-response", message: reply.message, usage: reply.usage, cost_usd: reply.costUSD,
@@ -203,7 +209,7 @@ export class Turn {
     const s = this.session, t = s.tool(c.name || "");
     try {
       return toolResultOf(await s.host.invoke({ call_context: s.callContext(this.id), call_id: c.id || "",
-        provider: t ? t.provider : "", tool: c.name || "", input: c.input || null, attempt: 1 }));
+        provider: t ? t.provider : "", tool: c.name || "", input: c.input || null, attempt: 1 }, s.signal));
     } catch (err) {
       if (err instanceof Cancelled) throw err;
       return toolResultOf(null, err);
@@ -215,7 +221,7 @@ export class Turn {
     const s = this.session;
     try {
       const res = await s.host.interactive({ call_context: s.callContext(this.id), call_id: c.id || "", tool_name: c.name || "",
-        prompt: `The agent asks: ${c.name}`, input: c.input || null });
+        prompt: `The agent asks: ${c.name}`, input: c.input || null }, s.signal);
       return { content: outputText(res.response) };
     } catch (err) {
       if (err instanceof Cancelled) throw err;

@@ -96,7 +96,11 @@ type Scenario struct {
 	started, ended time.Time
 
 	cancelOnHang int
-	modelTools   []string // tool names the scenario declared, in order
+	// cancelSent is set once the harness has cancelled the session while
+	// its model request hung (cancelOnHang): the session can only end
+	// cancelled then (PROTOCOL.md §5 item 4).
+	cancelSent atomic.Bool
+	modelTools []string // tool names the scenario declared, in order
 
 	hooks hookState // hook dispatch area (hooks.go)
 
@@ -179,6 +183,9 @@ func (s *Scenario) run(ctx context.Context) error {
 	s.stderrMark = k.StderrMark()
 	if s.cancelOnHang > 0 {
 		s.World.Model.OnHang = func(session string) {
+			if session == s.SessionID {
+				s.cancelSent.Store(true)
+			}
 			go func() { _ = k.Cancel(context.Background(), session) }()
 		}
 	}
