@@ -6,23 +6,32 @@
 // (Session.event), spans (Host.span), a declared reading and glue (Info),
 // refused configs (rejectConfig), frontend/decide (nothingPending), the
 // conversions (fold, toolResultOf, resultBlock, outputText, price) through
-// Turn, and a cancellation of its own, as a framework adapter has: its own
+// Turn; a cancellation of its own, as a framework adapter has (its own
 // session/cancel aborts the session's AbortController, whose signal,
-// joined with host.signal (the kit's, fired at shutdown), the Session
-// hands to every call (Conn.call's signal path). It is not a conforming kernel: it has no retries, policy or
-// sub-agents, and the campaign counts only the scenarios it passes.
+// joined with host.signal, fired at shutdown, and its parent's, the
+// Session hands to every call: Conn.call's signal path); and sub-agents
+// (session/spawn: the kit's routing, Session's parent, depth and calls in
+// flight), each child joined, its tools its profile's, its depth budget
+// the parent's less one, shrunk by the profile and the caller, a spawn
+// tool offered only while some depth is left. It is not a conforming
+// kernel: it has no retries or policy, no cost budgets or concurrency caps
+// for its children, and the campaign counts only the scenarios it passes.
 //
 //   go run ./cmd/conform run --kernel "node examples/node-kit/full.mjs"
 import { randomBytes } from "node:crypto";
-import { main, Session, Cancelled, RPCError, UNKNOWN_SESSION, rejectConfig, nothingPending } from "./kit.mjs";
+import { main, Session, Cancelled, RPCError, UNKNOWN_SESSION, INVALID_PARAMS, rejectConfig, nothingPending } from "./kit.mjs";
 
 const FINAL = { role: "user", content: [{ type: "text", text: "A limit was reached: answer now, without tools." }] };
 const ns = () => BigInt(Date.now()) * 1000000n;
 const hex = (n) => randomBytes(n).toString("hex");
 
 class Loop {
-  constructor(host, params, bounds, signal) {
-    this.s = new Session(host, params, { signal });
+  constructor(host, params, bounds, signal, child = { parent: "", depth: 0, remainingDepth: params.config.subagents?.max_depth ?? 0 }) {
+    this.s = new Session(host, params, { signal, parent: child.parent, depth: child.depth });
+    this.remainingDepth = child.remainingDepth;
+    this.children = 0;
+    /** The totals of the children's subtrees, which this session's result adds to its own. */
+    this.subtree = { usd: 0, input: 0, output: 0 };
     this.bounds = bounds;
     this.began = Date.now();
     this.trace = hex(16);
@@ -54,7 +63,8 @@ class Loop {
     await t.assemble(history);
     const final = purpose === "final_answer";
     const modelStart = ns();
-    const reply = await t.model(final ? [...history, FINAL] : history, final ? [] : s.toolSpecs());
+    const tools = s.toolSpecs().filter((spec) => this.remainingDepth > 0 || !s.tool(spec.name)?.spawn_capable);
+    const reply = await t.model(final ? [...history, FINAL] : history, final ? [] : tools);
     this.span("loop.model", "model_call", t.id, modelStart, this.root);
     const results = reply.calls.length && !final ? await t.runTools(reply.calls) : null;
     this.span("loop.turn", "turn", t.id, start, this.root);
@@ -85,14 +95,34 @@ class Loop {
 
   async end(status, final, why) {
     const res = await this.s.finish(status, final, why);
+    res.total_cost_usd += this.subtree.usd;
+    res.total_input_tokens += this.subtree.input;
+    res.total_output_tokens += this.subtree.output;
     this.span("loop.session", "session", "", this.rootStart);
     return res;
   }
 }
 
-/** The running sessions' own aborts, and the ids of those that ended. */
+/** The running sessions (their loops and own aborts), roots and children,
+ * and the ids of those that ended. @type {Map<string, {loop: Loop, abort: AbortController, signal: AbortSignal}>} */
 const running = new Map();
 const ended = new Set();
+
+/** Runs one session, root or child, under its own abort joined with the
+ * signals it inherits. */
+async function runSession(host, params, inherited, child) {
+  const bounds = params.config.bounds || {};
+  if (bounds.soft) throw rejectConfig("soft limits are not supported (no bound.soft_limits capability)");
+  const abort = new AbortController(), signal = AbortSignal.any([...inherited, abort.signal]);
+  const loop = new Loop(host, params, bounds, signal, child);
+  running.set(params.session_id, { loop, abort, signal });
+  try {
+    return await loop.run();
+  } finally {
+    running.delete(params.session_id);
+    ended.add(params.session_id);
+  }
+}
 
 /** @type {import("./kit.mjs").Kernel} */
 export const fullKernel = {
@@ -101,25 +131,35 @@ export const fullKernel = {
   info: () => ({ name: "full-kernel-node", version: "0.1.0", readings: { "hooks.zero_timeout": "none" },
     glue: [{ requirement: "TA-02", reason: "the bounds check is this adapter's, not a framework's" }] }),
   cancel(sessionId) {
-    const abort = running.get(sessionId);
-    if (abort) abort.abort(new Cancelled());
+    const run = running.get(sessionId);
+    if (run) run.abort.abort(new Cancelled()); // its descendants' signals join this one
     else if (!ended.has(sessionId)) throw new RPCError(UNKNOWN_SESSION, `unknown session ${sessionId}`);
   },
   async decide(host, params) {
     if (!running.has(params.session_id)) throw new RPCError(UNKNOWN_SESSION, `no running session ${params.session_id}`);
     return nothingPending(host, params);
   },
-  async run(host, params) {
-    const bounds = params.config.bounds || {};
-    if (bounds.soft) throw rejectConfig("soft limits are not supported (no bound.soft_limits capability)");
-    const abort = new AbortController();
-    running.set(params.session_id, abort);
-    try {
-      return await new Loop(host, params, bounds, AbortSignal.any([host.signal, abort.signal])).run();
-    } finally {
-      running.delete(params.session_id);
-      ended.add(params.session_id);
-    }
+  run: (host, params) => runSession(host, params, [host.signal]),
+  // PROTOCOL.md §6.4: the parent must be running with the call in flight,
+  // the profile one of its config's; the child runs to its end (joined).
+  async spawn(host, params) {
+    const parent = running.get(params.parent_session_id);
+    if (!parent) throw new RPCError(UNKNOWN_SESSION, `no running session ${params.parent_session_id}`);
+    const ps = parent.loop.s, cfg = ps.config;
+    if (!ps.invoking.has(params.call_id)) throw new RPCError(INVALID_PARAMS, `call ${params.call_id} is not a tool/invoke of ${ps.id} in flight`);
+    const profile = (cfg.subagents?.profiles || []).find((p) => p.name === params.profile);
+    if (!profile) throw new RPCError(INVALID_PARAMS, `no sub-agent profile ${params.profile}`);
+    const remainingDepth = Math.min(parent.loop.remainingDepth - 1, profile.max_depth ?? Infinity, params.remaining_depth ?? Infinity);
+    const names = new Set(profile.tools || []);
+    const config = { ...cfg, profile: profile.name, tools: (cfg.tools || []).filter((t) => names.has(t.name)),
+      bounds: profile.max_turns !== undefined ? { max_turns: profile.max_turns } : {} };
+    const id = `${ps.id}/c${++parent.loop.children}`;
+    const res = await runSession(host, { session_id: id, prompt: params.prompt, config }, [host.signal, parent.signal],
+      { parent: ps.id, depth: ps.depth + 1, remainingDepth });
+    parent.loop.subtree.usd += res.total_cost_usd;
+    parent.loop.subtree.input += res.total_input_tokens;
+    parent.loop.subtree.output += res.total_output_tokens;
+    return res;
   },
 };
 

@@ -22,12 +22,19 @@ import { HookAbort, ModelFailure, fold, misfit, nowRFC3339, outputText, price, r
 export class Session {
   /** signal, when given, is the loop's own cancellation (a framework's
    * abort, a kernel's own session/cancel): every call the session makes
-   * through these helpers carries it, except its session-end hooks.
+   * through these helpers carries it, except its session-end hooks. A
+   * child session (session/spawn) names its parent and depth, which its
+   * session/meta rows carry.
    * @param {import("./kit.mjs").Host} host @param {import("./wire.js").RunParams} params
-   * @param {{signal?: AbortSignal}} [opts] */
+   * @param {{signal?: AbortSignal, parent?: string, depth?: number}} [opts] */
   constructor(host, params, opts = {}) {
     this.host = host;
     this.signal = opts.signal;
+    this.parent = opts.parent || "";
+    this.depth = opts.depth || 0;
+    /** The call_ids of the session's tool/invokes in flight: a spawn names
+     * one of them (PROTOCOL.md §6.4). @type {Set<string>} */
+    this.invoking = new Set();
     this.id = String(params.session_id || "");
     this.prompt = String(params.prompt || "");
     this.config = params.config;
@@ -50,7 +57,9 @@ export class Session {
   }
 
   /** @param {import("./wire.js").Status} status @returns {import("./wire.js").MetaRow} */
-  row(status) { return { session_id: this.id, profile: this.config.profile || "", depth: 0, status, started_at: this.started }; }
+  row(status) {
+    return { session_id: this.id, ...(this.parent ? { parent_session_id: this.parent } : {}), profile: this.config.profile || "", depth: this.depth, status, started_at: this.started };
+  }
 
   /** Sends the running session/meta row and dispatches session-start.
    * Throws HookAbort for an aborted transform chain. */
@@ -207,12 +216,15 @@ export class Turn {
    * @param {ContentBlock} c @returns {Promise<ToolResult>} */
   async invoke(c) {
     const s = this.session, t = s.tool(c.name || "");
+    s.invoking.add(c.id || "");
     try {
       return toolResultOf(await s.host.invoke({ call_context: s.callContext(this.id), call_id: c.id || "",
         provider: t ? t.provider : "", tool: c.name || "", input: c.input || null, attempt: 1 }, s.signal));
     } catch (err) {
       if (err instanceof Cancelled) throw err;
       return toolResultOf(null, err);
+    } finally {
+      s.invoking.delete(c.id || "");
     }
   }
 
