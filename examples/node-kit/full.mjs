@@ -4,7 +4,8 @@
 // mutation-nodekit, cmd/kitmutate): the bounds with the final-answer turn
 // (Session.begin, Turn.assemble, Turn.purpose), kernel events
 // (Session.event), spans (Host.span), a declared reading and glue (Info),
-// refused configs (rejectConfig), frontend/decide (nothingPending), the
+// refused configs (rejectConfig), frontend/decide (answerInteractive, then
+// nothingPending for the rest), the
 // conversions (fold, toolResultOf, resultBlock, outputText, price) through
 // Turn; a cancellation of its own, as a framework adapter has (its own
 // session/cancel aborts the session's AbortController, whose signal,
@@ -135,9 +136,18 @@ export const fullKernel = {
     if (run) run.abort.abort(new Cancelled()); // its descendants' signals join this one
     else if (!ended.has(sessionId)) throw new RPCError(UNKNOWN_SESSION, `unknown session ${sessionId}`);
   },
+  // PROTOCOL.md §6.7: an interactive response to a call still waiting on
+  // the frontend answers it (Session.answerInteractive); everything else
+  // (no plan item is ever pending here) is rejected as nothingPending does.
   async decide(host, params) {
-    if (!running.has(params.session_id)) throw new RPCError(UNKNOWN_SESSION, `no running session ${params.session_id}`);
-    return nothingPending(host, params);
+    const run = running.get(params.session_id);
+    if (!run) throw new RPCError(UNKNOWN_SESSION, `no running session ${params.session_id}`);
+    const responses = params.interactive_responses || [];
+    const taken = responses.map((r) => run.loop.s.answerInteractive(r.call_id, String(r.response ?? "")));
+    const rest = nothingPending(host, { ...params, interactive_responses: responses.filter((_, i) => !taken[i]) });
+    if (!responses.length) return rest;
+    const refused = [...(rest.interactive_results || [])];
+    return { ...rest, interactive_results: responses.map((r, i) => (taken[i] ? { call_id: r.call_id, accepted: true } : refused.shift())) };
   },
   run: (host, params) => runSession(host, params, [host.signal]),
   // PROTOCOL.md §6.4: the parent must be running with the call in flight,

@@ -183,6 +183,26 @@ test("a Session's signal (a kernel's own cancel) abandons its calls, and none go
   h.close();
 });
 
+test("Session.answerInteractive: another connection's first answer is the call's result and withdraws the frontend/interactive", async () => {
+  /** @type {Session | undefined} */
+  let session;
+  const h = harness({ info: () => ({ name: "t", version: "0" }),
+    async run(host, params) {
+      session = new Session(host, params);
+      const res = await session.begin().interactive({ type: "tool_use", id: "c1", name: "ask", input: {} });
+      assert.equal(session.answerInteractive("c1", "too late"), false); // answered already
+      return session.finish("completed", { role: "assistant", content: [{ type: "text", text: String(res.content) }] });
+    } });
+  await h.init();
+  const run = h.request("session/run", { session_id: "i", prompt: "", config: config() });
+  const ask = await h.until((m) => m.method === "frontend/interactive");
+  assert.equal(session?.answerInteractive("nope", "x"), false);
+  assert.equal(session?.answerInteractive("c1", "from the second screen"), true);
+  assert.equal((await run).result.final_message.content[0].text, "from the second screen");
+  assert.ok(h.seen.some((m) => m.method === "$/cancelRequest" && m.params.id === ask.id));
+  h.close();
+});
+
 test("dispatch: a timed-out transform aborts its chain with a hook_error; a failing veto denies", async () => {
   const h = harness({ info: () => ({ name: "t", version: "0" }), async run(host, params) {
     const s = new Session(host, params);

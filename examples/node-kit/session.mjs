@@ -35,6 +35,9 @@ export class Session {
     /** The call_ids of the session's tool/invokes in flight: a spawn names
      * one of them (PROTOCOL.md §6.4). @type {Set<string>} */
     this.invoking = new Set();
+    /** The interactive calls waiting on the frontend: call_id → how
+     * another connection's answer settles it. @type {Map<string, (response: string) => void>} */
+    this.waiting = new Map();
     this.id = String(params.session_id || "");
     this.prompt = String(params.prompt || "");
     this.config = params.config;
@@ -84,6 +87,20 @@ export class Session {
       total_output_tokens: this.outputTokens, turns: this.turns, ...(final ? { final_message: final } : {}),
       ...(why ? { error: why instanceof Error ? why.message : String(why) } : {}),
     };
+  }
+
+  /** Answers a waiting interactive call with the response another
+   * frontend connection sent through frontend/decide (PROTOCOL.md §6.7):
+   * the first answer is the call's result, and the frontend/interactive
+   * still pending is withdrawn ($/cancelRequest). False when no call with
+   * that id waits (never asked, or answered already).
+   * @param {string} callId @param {string} response */
+  answerInteractive(callId, response) {
+    const answer = this.waiting.get(callId);
+    if (!answer) return false;
+    this.waiting.delete(callId);
+    answer(response);
+    return true;
   }
 
   /** Reports an event of the session on the kernel's behalf.
@@ -228,16 +245,24 @@ export class Turn {
     }
   }
 
-  /** One interactive call through frontend/interactive. @param {ContentBlock} c @returns {Promise<ToolResult>} */
+  /** One interactive call through frontend/interactive; an answer another
+   * connection gives first (Session.answerInteractive) withdraws it and is
+   * the result. @param {ContentBlock} c @returns {Promise<ToolResult>} */
   async interactive(c) {
-    const s = this.session;
+    const s = this.session, id = c.id || "", withdraw = new AbortController();
+    /** @type {string | undefined} */
+    let answer;
+    s.waiting.set(id, (response) => { answer = response; withdraw.abort(new Cancelled()); });
     try {
-      const res = await s.host.interactive({ call_context: s.callContext(this.id), call_id: c.id || "", tool_name: c.name || "",
-        prompt: `The agent asks: ${c.name}`, input: c.input || null }, s.signal);
+      const res = await s.host.interactive({ call_context: s.callContext(this.id), call_id: id, tool_name: c.name || "",
+        prompt: `The agent asks: ${c.name}`, input: c.input || null }, s.signal ? AbortSignal.any([s.signal, withdraw.signal]) : withdraw.signal);
       return { content: outputText(res.response) };
     } catch (err) {
+      if (answer !== undefined) return { content: answer };
       if (err instanceof Cancelled) throw err;
       return { content: `the frontend failed: ${err instanceof Error ? err.message : err}`, is_error: true, error_category: "execution_failed" };
+    } finally {
+      s.waiting.delete(id);
     }
   }
 
