@@ -152,7 +152,7 @@ E2E_JOBS ?= 2
 E2E_PKGS := ./cmd/conform ./refkernel/mutants ./harness/runner ./harness/shard \
 	./pluginconform/model ./pluginconform/contextprov ./harness/conformtest ./harness/bridge \
 	./harness/bundle ./harness/fuzz ./pluginconform ./harness/report ./pluginconform/memoryprov
-E2E_TESTS := TestTestAgentsHooksAndSpansReachTheSuite TestBareToolNamesAreTheSessions TestAgentInItsNamespaceReportsWhereItTriedToGo TestFailFastRun TestShardMergeDiffCLI TestBaselineAndBundlesCLI TestPluginCommandOnReference TestPluginEveryCategoryCI TestPluginBundleOfAFailure \
+E2E_TESTS := TestTestAgentsHooksAndSpansReachTheSuite TestBareToolNamesAreTheSessions TestInteractiveCallsReachTheFrontend TestAgentInItsNamespaceReportsWhereItTriedToGo TestFailFastRun TestShardMergeDiffCLI TestBaselineAndBundlesCLI TestPluginCommandOnReference TestPluginEveryCategoryCI TestPluginBundleOfAFailure \
 	TestNaiveBundlesReplay TestReferenceKernel TestPropertiesReference TestPropertiesReferenceRealTime \
 	TestAttributionOfGeneratedCases TestHTMLCommittedReports FuzzHostileText TestNaivePythonKernel \
 	TestHostileKernels TestMergeEqualsSingleRun TestSecretsNeverReachTheReport TestReference \
