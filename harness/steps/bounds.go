@@ -193,8 +193,9 @@ func (s *Scenario) runLimited(ctx context.Context, secs string) error {
 
 // TA-19: the calls of the turn in which a bound fired still ran, and their
 // results were back before the final-answer request. An interactive call
-// is carried out by the frontend, as the interactive-request count reads
-// it (concurrency.go).
+// is carried out by the frontend (as the interactive-request count reads
+// it, concurrency.go), or, by a kernel that routes it wrongly, by a
+// tool/invoke, which still shows whether it ran in time.
 func (s *Scenario) callsCarriedOut(nth, beforeNth string) error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
@@ -220,8 +221,11 @@ func (s *Scenario) callsCarriedOut(nth, beforeNth string) error {
 				break
 			}
 		}
-		if _, ok := s.invokedCall(c.ID); found == nil && ok && method == wire.MethodFrontendInteractive {
-			return invokedInteractive(c.Name, 1)
+		if e, ok := s.invokedCall(c.ID); found == nil && ok && method == wire.MethodFrontendInteractive {
+			// Carried out as a tool/invoke, never asking the frontend:
+			// that routing is PA-15's failure; whether the call ran to its
+			// end before the final-answer request is still this check's.
+			found = &e
 		}
 		switch {
 		case found == nil:

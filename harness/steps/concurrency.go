@@ -293,7 +293,10 @@ func (c *concurrency) interactiveCount(n int, tool string) error {
 		}
 	}
 	if got == 0 && invoked > 0 {
-		return invokedInteractive(tool, invoked)
+		// The frontend never got what this check judges (a failure it
+		// answered, an order of its requests): that routing is PA-15's
+		// failure, not this check's.
+		return notReached("the kernel carried out its %d call(s) to the interactive tool %q as tool/invoke, never asking the frontend (PA-15 judges that), so what this check judges of interactive calls never happened", invoked, tool)
 	}
 	if got != n {
 		msg := fmt.Sprintf("expected %d interactive requests for %q, the kernel sent %d", n, tool, got)
@@ -303,14 +306,6 @@ func (c *concurrency) interactiveCount(n int, tool string) error {
 		return errors.New(msg)
 	}
 	return nil
-}
-
-// invokedInteractive is the verdict of a check about interactive calls on
-// a kernel that carried them out as tool/invoke: the frontend never got
-// what the check judges (a failure it answered, an order of its
-// requests), and that routing is PA-15's failure, not this check's.
-func invokedInteractive(tool string, invoked int) error {
-	return notReached("the kernel carried out its %d call(s) to the interactive tool %q as tool/invoke, never asking the frontend (PA-15 judges that), so what this check judges of interactive calls never happened", invoked, tool)
 }
 
 // readingUndeclaredReads is the reading of A-15: how a kernel schedules

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -43,5 +44,43 @@ func TestInteractiveRequestsAreTheFrontends(t *testing.T) {
 	}
 	if err := run(); err == nil || errors.As(err, &nr) {
 		t.Errorf("no request at all: want a failure, got %v", err)
+	}
+}
+
+// TA-19 judges whether the bound turn's calls ran to their end before the
+// final-answer request. An interactive call a kernel carried out as a
+// tool/invoke still shows that (its routing is PA-15's): in time it
+// passes, still in flight when the final request went out it fails.
+// Before, such a call was "never carried out" (a failure on the routing),
+// then, for a while, not reached, which hid a late call.
+func TestBoundTurnCallsJudgedWhateverTheRoute(t *testing.T) {
+	run := func(method string, answeredFirst bool) error {
+		w := fakes.NewWorld()
+		reply, _ := json.Marshal(wire.ModelStreamResult{Events: []wire.StreamEvent{{Type: wire.EventToolCall, ID: "c1", Name: "confirm"}}})
+		first := w.Log.Begin(calllog.Request, wire.MethodModelStream, "s", "t1", "model", nil, wire.ModelStreamParams{})
+		w.Log.Finish(first, json.RawMessage(reply), nil)
+		var v any = wire.InteractiveParams{CallID: "c1", ToolName: "confirm"}
+		if method == wire.MethodToolInvoke {
+			v = wire.ToolInvokeParams{CallID: "c1", Tool: "confirm"}
+		}
+		call := w.Log.Begin(calllog.Request, method, "s", "t1", method, nil, v)
+		if answeredFirst {
+			w.Log.Finish(call, "ok", nil)
+		}
+		w.Log.Finish(w.Log.Begin(calllog.Request, wire.MethodModelStream, "s", "t2", "model", nil, wire.ModelStreamParams{}), json.RawMessage(`{"events":[]}`), nil)
+		if !answeredFirst {
+			w.Log.Finish(call, "ok", nil)
+		}
+		s := &Scenario{World: w, SessionID: "s", ran: true, env: &Env{}}
+		s.Cfg.Tools = []wire.ToolSchema{{Name: "confirm", Kind: wire.KindInteractive}}
+		return s.callsCarriedOut("1", "2")
+	}
+	for _, m := range []string{wire.MethodFrontendInteractive, wire.MethodToolInvoke} {
+		if err := run(m, true); err != nil {
+			t.Errorf("%s answered before the final request: %v", m, err)
+		}
+		if err := run(m, false); err == nil || !strings.Contains(err.Error(), "had not finished") {
+			t.Errorf("%s still in flight at the final request: want a failure, got %v", m, err)
+		}
 	}
 }
