@@ -203,6 +203,15 @@ func (w *World) respond(ctx context.Context, p *Pending) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if r.After != nil {
+			select {
+			case <-r.After:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-w.done:
+				return nil, errHeld
+			}
+		}
 		if !r.Hang {
 			return r.stream(n), nil
 		}

@@ -39,6 +39,21 @@ Feature: Session lifecycle
     And the last session_meta row carries the final status
 
   @TA-18 @must
+  Scenario: a session cancelled when no call is in flight
+    The cancel comes in the same write as the tool's answer, so the kernel
+    reads both at once with no call of the session in flight; request 2,
+    if the kernel still sends it, is answered only after the kernel
+    answered the cancel. A cancelled session ends "cancelled" (PROTOCOL.md
+    §5 item 4) whether or not a call was in flight when the cancel came:
+    a loop that only abandons the calls in flight goes on to the end.
+    Given the model answers request 1 with call search(query "go")
+    And the harness cancels the session in the same write as the first answer of "search", and the model answers request 2 with text "Found it." only once the kernel answered the cancel
+    When the session runs
+    Then "session-end" was dispatched exactly once, after the last model request
+    And the session-end payload carries the final status
+    And the last session_meta row carries the final status
+
+  @TA-18 @must
   Scenario: session/cancel answers, a method the protocol does not define, and the end of the kernel's input
     session/cancel is answered {} for a running and for an ended session
     and -32005 for an id the kernel never ran (PROTOCOL.md §6.3); a method

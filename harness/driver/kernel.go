@@ -404,6 +404,19 @@ func (k *Kernel) Cancel(ctx context.Context, session string) error {
 	return k.rpc.Call(ctx, wire.MethodSessionCancel, wire.CancelParams{SessionID: session}, nil)
 }
 
+// CancelWithNext cancels a session in the same write as the next message
+// the harness sends the kernel (a call's answer), after it: the kernel
+// reads the answer and the cancel together, so the cancel lands when the
+// session has no call in flight. It returns at once; answered waits for
+// the kernel's answer to the cancel.
+func (k *Kernel) CancelWithNext(session string) (answered func(context.Context) error, err error) {
+	answer, err := k.rpc.CallWithNext(wire.MethodSessionCancel, wire.CancelParams{SessionID: session})
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) error { _, err := answer(ctx); return err }, nil
+}
+
 // Spawn sends session/spawn, as a spawn-capable tool does while its
 // tool/invoke is in flight, and returns the child's result.
 func (k *Kernel) Spawn(ctx context.Context, p wire.SpawnParams) (wire.RunSessionResult, error) {

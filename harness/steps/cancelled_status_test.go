@@ -18,7 +18,7 @@ func TestCancelledSessionEndsCancelled(t *testing.T) {
 		w := fakes.NewWorld()
 		row, _ := json.Marshal(wire.SessionMeta{SessionID: "s", Status: status, StartedAt: "2026-12-06T00:00:00Z", EndedAt: "2026-12-06T00:00:01Z"})
 		w.Notify(wire.NotifySessionMeta, row)
-		s := &Scenario{World: w, SessionID: "s", ran: true, env: &Env{}, cancelOnHang: 2}
+		s := &Scenario{World: w, SessionID: "s", ran: true, env: &Env{}, cancelOnHang: 2, cancelledWhen: "while its model request 2 hung"}
 		s.Result.Status = status
 		s.cancelSent.Store(cancelled)
 		return s.lastMetaStatus()

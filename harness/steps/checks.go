@@ -501,10 +501,12 @@ func (s *Scenario) lastMetaStatus() error {
 		return fmt.Errorf("the last session_meta row has no ended_at")
 	}
 	if s.cancelSent.Load() && s.Result.Status != wire.StatusCancelled {
-		// The model request hung until the cancel: nothing else could end
-		// the session, so any other status is the cancel's handling gone
-		// wrong (a framework's abort taken for a failure).
-		return fmt.Errorf("the harness cancelled the session while its model request %d hung, and the session ended %q (its session/run result and last session_meta row), not \"cancelled\" (PROTOCOL.md §5 item 4)", s.cancelOnHang, s.Result.Status)
+		// Nothing but the cancel could end the session then (a hung model
+		// request, or a cancel read with a tool's answer before any later
+		// request was answered), so any other status is the cancel's
+		// handling gone wrong: a framework's abort taken for a failure, or
+		// a loop that abandons what is in flight but goes on when nothing is.
+		return fmt.Errorf("the harness cancelled the session %s, and the session ended %q (its session/run result and last session_meta row), not \"cancelled\" (PROTOCOL.md §5 item 4)", s.cancelledWhen, s.Result.Status)
 	}
 	return nil
 }

@@ -77,6 +77,7 @@ func define(s *Scenario, sc stepper) {
 	sc.Step(stepRE(`^the model answers request (\d+(?:st|nd|rd|th)?) with text "([^"]*)"$`), s.answerText)
 	sc.Step(stepRE(`^the model answers every request with a call to "([^"]+)" whose (\w+) changes each time$`), s.answerEveryCallVarying)
 	sc.Step(stepRE(`^the model hangs on request (\d+) and the harness cancels the session meanwhile$`), s.hangAndCancel)
+	sc.Step(stepRE(`^the harness cancels the session in the same write as the first answer of "([^"]+)", and the model answers request (\d+) with text "([^"]*)" only once the kernel answered the cancel$`), s.cancelWithAnswer)
 
 	sc.Step(stepRE(`^the session runs$`), s.sessionRuns)
 

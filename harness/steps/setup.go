@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentconform/conform/fakes"
+	"github.com/agentconform/conform/harness/driver"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -129,6 +131,50 @@ func (s *Scenario) hangAndCancel(nth string) error {
 	}
 	s.World.Model.On(n, fakes.Reply{Hang: true})
 	s.cancelOnHang = n
+	s.cancelledWhen = fmt.Sprintf("while its model request %d hung", n)
+	return nil
+}
+
+// cancelWithAnswer cancels the session in the same write as the first
+// answer of a tool (driver.Kernel.CancelWithNext): the kernel reads both
+// at once, so the cancel lands when the session has no call in flight,
+// the moment a loop that only abandons what is in flight gets wrong. Model
+// request n, if the kernel still sends it, is answered with text only once
+// the kernel has answered the cancel: a kernel that takes the cancel goes
+// no further, whether it read the cancel before or after it sent n.
+func (s *Scenario) cancelWithAnswer(tool, nth, text string) error {
+	n, err := ordinal(nth)
+	if err != nil {
+		return err
+	}
+	answered := make(chan struct{})
+	s.World.Model.On(n, fakes.Reply{Text: text, After: answered})
+	s.cancelledWhen = fmt.Sprintf("in the same write as its first answer of %q", tool)
+	s.onRun = append(s.onRun, func(k *driver.Kernel) {
+		var once sync.Once
+		s.World.Tools.Update(tool, func(b *fakes.ToolBehavior) {
+			b.Respond = func(p wire.ToolInvokeParams) (*wire.ToolInvokeResult, error) {
+				if p.CallContext.SessionID != s.SessionID {
+					return nil, nil
+				}
+				once.Do(func() {
+					wait, err := k.CancelWithNext(s.SessionID)
+					if err != nil {
+						close(answered)
+						return
+					}
+					s.cancelSent.Store(true)
+					go func() {
+						defer close(answered)
+						ctx, cancel := context.WithTimeout(context.Background(), s.env.Scale(s.env.ScenarioTimeout))
+						defer cancel()
+						_ = wait(ctx)
+					}()
+				})
+				return nil, nil // the tool's usual answer, the cancel riding on it
+			}
+		})
+	})
 	return nil
 }
 

@@ -96,11 +96,13 @@ type Scenario struct {
 	started, ended time.Time
 
 	cancelOnHang int
-	// cancelSent is set once the harness has cancelled the session while
-	// its model request hung (cancelOnHang): the session can only end
-	// cancelled then (PROTOCOL.md §5 item 4).
-	cancelSent atomic.Bool
-	modelTools []string // tool names the scenario declared, in order
+	// cancelSent is set once the harness has cancelled the session at a
+	// moment nothing else could end it (cancelledWhen says which: while
+	// its model request hung, or with a tool's answer): the session can
+	// only end cancelled then (PROTOCOL.md §5 item 4).
+	cancelSent    atomic.Bool
+	cancelledWhen string
+	modelTools    []string // tool names the scenario declared, in order
 
 	hooks hookState // hook dispatch area (hooks.go)
 

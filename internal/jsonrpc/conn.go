@@ -105,6 +105,7 @@ type Conn struct {
 	opt     Options
 
 	wmu    sync.Mutex
+	rider  []byte // a request to write after the next message, in its write (CallWithNext)
 	nextID atomic.Int64
 	waited atomic.Int64 // nanoseconds the read loop waited for the peer's output
 	readAt atomic.Int64 // start of the wait in progress (Now in ns), 0 when none
@@ -260,6 +261,9 @@ func (c *Conn) write(m wireMsg) error {
 		return ErrClosed
 	default:
 	}
+	if c.rider != nil {
+		b, c.rider = append(b, c.rider...), nil
+	}
 	_, err = c.w.Write(b)
 	return err
 }
@@ -286,28 +290,71 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	pb, err := json.Marshal(params)
+	id, p, msg, err := c.register(method, params)
 	if err != nil {
 		return nil, err
+	}
+	if err := c.write(msg); err != nil {
+		c.forget(id)
+		return nil, err
+	}
+	return c.await(ctx, id, p)
+}
+
+// CallWithNext sends a request in the same write as the next message the
+// connection sends, right after it, and returns at once; answer waits for
+// the result. The peer reads the two together: a harness that must tell
+// a kernel two things at one instant (a call's answer and a cancel, so
+// that no call is in flight when the cancel lands) cannot rely on
+// timing. Only one such request waits at a time.
+func (c *Conn) CallWithNext(method string, params any) (answer func(context.Context) (json.RawMessage, error), err error) {
+	id, p, msg, err := c.register(method, params)
+	if err != nil {
+		return nil, err
+	}
+	b, err := encode(msg)
+	if err != nil {
+		c.forget(id)
+		return nil, err
+	}
+	c.wmu.Lock()
+	if c.rider != nil {
+		c.wmu.Unlock()
+		c.forget(id)
+		return nil, errors.New("jsonrpc: a request already waits for the next write")
+	}
+	c.rider = append(b, '\n')
+	c.wmu.Unlock()
+	return func(ctx context.Context) (json.RawMessage, error) { return c.await(ctx, id, p) }, nil
+}
+
+func (c *Conn) register(method string, params any) (json.RawMessage, *pending, wireMsg, error) {
+	pb, err := json.Marshal(params)
+	if err != nil {
+		return nil, nil, wireMsg{}, err
 	}
 	id := json.RawMessage(strconv.FormatInt(c.nextID.Add(1), 10))
 	p := &pending{method: method, ch: make(chan response, 1)}
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.closed {
-		c.mu.Unlock()
-		return nil, ErrClosed
+		return nil, nil, wireMsg{}, ErrClosed
 	}
 	c.pending[string(id)] = p
 	if c.first == "" {
 		c.first = method
 	}
+	return id, p, wireMsg{ID: id, Method: method, Params: pb}, nil
+}
+
+func (c *Conn) forget(id json.RawMessage) {
+	c.mu.Lock()
+	delete(c.pending, string(id))
 	c.mu.Unlock()
-	if err := c.write(wireMsg{ID: id, Method: method, Params: pb}); err != nil {
-		c.mu.Lock()
-		delete(c.pending, string(id))
-		c.mu.Unlock()
-		return nil, err
-	}
+}
+
+func (c *Conn) await(ctx context.Context, id json.RawMessage, p *pending) (json.RawMessage, error) {
+	method := p.method
 	select {
 	case r := <-p.ch:
 		if r.err == nil && c.opt.Validate != nil {
