@@ -84,6 +84,10 @@ type HookBehavior struct {
 	// HangLimit. The step library stretches it with the run's timeout
 	// multiplier, like the timeouts it must outlast.
 	Limit time.Duration
+	// OnCall, when set, is told of each call as it arrives, before it is
+	// held, so a scenario can act (cancel the session) while it is in
+	// flight.
+	OnCall func(p wire.HookDispatchParams)
 }
 
 // Hooks are the fake hook subscribers, by subscriber id.
@@ -123,6 +127,9 @@ func crashError(msg string) error {
 // every object's keys changes (sorted, reordered).
 func (h *Hooks) dispatch(ctx context.Context, done <-chan struct{}, p wire.HookDispatchParams, raw json.RawMessage) (any, error) {
 	b := h.Get(p.Subscriber)
+	if b.OnCall != nil {
+		b.OnCall(p)
+	}
 	if b.Barrier != nil {
 		b.Barrier.Arrive(ctx, done)
 	}

@@ -137,6 +137,36 @@ Feature: Hook subscriber failures
       | changes the model                         |
       | answers with the payload of another point |
 
+  @HD-03 @HD-14 @must
+  Scenario: a failing transform at session-end aborts its chain, and the session still ends with a result
+    The loop is over when session-end is dispatched: whatever status the
+    kernel then gives the session (the one it had, or its declared
+    transform-abort status), the chain stops at the failure and session/run
+    is answered with the session's result, not with a kernel error.
+    Given these hook subscribers at "session-end", in this order:
+      | subscriber | mode      | behaviour | timeout ms |
+      | T1         | transform | fails     | 1000       |
+      | O2         | observe   |           |            |
+    And the model answers request 1 with text "Finished."
+    When the session runs
+    Then hook subscriber "O2" was never dispatched
+    And a hook_error event from "T1" with point "session-end", mode "transform" and category "TRANSFORM_FAILED" was reported
+    And the hook_error event of "T1" names it as its producer and subscriber
+
+  @HD-14 @TA-18 @must
+  Scenario: a hook call the kernel abandoned because the session was cancelled is no failure of its subscriber
+    The harness cancels the session as soon as the transform's call
+    arrives; the subscriber's timeout is a minute, so only the cancel ends
+    the call. The kernel abandons it: no hook_error names the subscriber,
+    and the session ends cancelled.
+    Given these hook subscribers at "pre-model-call", in this order:
+      | subscriber | mode      | behaviour | timeout ms |
+      | T1         | transform | hangs     | 60000      |
+    And the harness cancels the session once "T1" is dispatched
+    When the session runs
+    Then no hook_error event names "T1", whose call the kernel abandoned
+    And the last session_meta row carries the final status
+
   @HD-09 @HD-14 @must
   Scenario Outline: no field is mutable at <point>, so a one-byte change is an INVALID_RESPONSE
     Given a resource tool "write" from provider "fs"

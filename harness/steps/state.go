@@ -102,6 +102,7 @@ type Scenario struct {
 	// only end cancelled then (PROTOCOL.md §5 item 4).
 	cancelSent    atomic.Bool
 	cancelledWhen string
+	hookCancelFor string   // the subscriber whose call the harness cancels the session during
 	modelTools    []string // tool names the scenario declared, in order
 
 	hooks hookState // hook dispatch area (hooks.go)
