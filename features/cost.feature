@@ -105,6 +105,19 @@ Feature: Cost accounting
     Then the kernel reported a cost of $0.0012 for model request 1
 
   @TA-25 @must
+  Scenario: a tier whose time window has not begun yet never matches
+    The other side of the time window: the open-ended tier starts in 2090,
+    so today only the first one prices.
+    Given the model's price tiers are:
+      | effective from       | effective until      | input | output |
+      |                      | 2090-01-01T00:00:00Z | 1     | 2      |
+      | 2090-01-01T00:00:00Z |                      | 100   | 100    |
+    And the model answers request 1 with text "Priced today."
+    And model request 1 reports usage of 1000 input and 100 output tokens
+    When the session runs
+    Then the kernel reported a cost of $0.0012 for model request 1
+
+  @TA-25 @must
   Scenario: a free model costs nothing
     Given the model is free
     And the model answers request 1 with call lookup(id "a")
