@@ -236,3 +236,19 @@ test("helpers: fold, price tiers, tool results, hook answers", () => {
   assert.equal(toolResultOf(null, new RPCError(PROCESS_CRASHED, "gone")).error_category, "process_crashed");
   assert.equal(toolResultOf(null, new Cancelled()).error_category, "cancelled");
 });
+
+test("a config whose tools are null or left out offers none (SessionConfig.tools: array or null)", async () => {
+  for (const tools of [null, undefined]) {
+    const h = harness(toyKernel, (m) => {
+      if (m.method === "model/stream") return { result: { events: [{ type: "text_delta", text: "ok" }, usage, { type: "stop", stop_reason: "end_turn" }] } };
+      if (m.method === "context/assemble") return { result: { contributions: [] } };
+      return undefined;
+    });
+    await h.init();
+    const res = await h.request("session/run", { session_id: "n", prompt: "hi", config: config({ tools }) });
+    assert.equal(res.result.status, "completed", `tools ${tools}`);
+    assert.deepEqual(h.seen.find((m) => m.method === "model/stream").params.tools, [], `tools ${tools}`);
+    h.close();
+    await h.served;
+  }
+});
