@@ -252,3 +252,14 @@ test("a config whose tools are null or left out offers none (SessionConfig.tools
     await h.served;
   }
 });
+
+test("a kernel method that throws something other than an RPCError is answered -32603 {code, message}, and one that throws an RPCError with its code", async () => {
+  const h = harness({ ...toyKernel, cancel(sid) { if (sid === "rpc") throw new RPCError(-32602, "no"); throw new Error("boom"); } });
+  await h.init();
+  const res = await h.request("session/cancel", { session_id: "ghost" });
+  assert.equal(res.error.code, -32603);
+  assert.match(res.error.message, /kernel error: boom/);
+  assert.equal((await h.request("session/cancel", { session_id: "rpc" })).error.code, -32602);
+  h.close();
+  await h.served;
+});
