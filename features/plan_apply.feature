@@ -295,6 +295,21 @@ Feature: The plan/apply gate and the precheck of reads and interactive calls
     Then no preview was requested or stored for "look" and "confirm"
     And the permission request for "save" carried the kind, risk, description and preview the tool gave at plan time
 
+  @PA-13 @must
+  Scenario: the plan-ready chain sees each item as its tool declares it, with nobody asked
+    The other side of the snapshot: a policy rule allows the call, so no
+    permission request shows the item, and no tool offers a preview; the
+    veto subscriber still sees the kind, risk and description the tool
+    declares.
+    Given a resource tool "save" from provider "store"
+    And the tool "save" has risk "high" and description "Saves a record to the store"
+    And a policy rule "allow-save" that allows "save"
+    And a veto subscriber "V" at "plan-ready" that allows
+    And the model answers request 1 with call save(key "b")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the plan-ready payload "V" received carried the kind, risk and description "save" declares
+
   @PA-12 @must
   Scenario Outline: a preview that <how> leaves the item without one, and the human still sees the input
     For the hang, the permission request must come by the kernel's preview
