@@ -263,3 +263,24 @@ test("a kernel method that throws something other than an RPCError is answered -
   h.close();
   await h.served;
 });
+
+test("a loop with no context step: Session.begin then Turn.model sends an empty assembled_context", async () => {
+  const kernel = {
+    ...toyKernel,
+    async run(host, params) {
+      const s = new Session(host, params);
+      await s.start();
+      const turn = s.begin(); // no context/assemble
+      const reply = await turn.model([{ role: "user", content: [{ type: "text", text: s.prompt }] }], s.toolSpecs());
+      return s.finish("completed", reply.message);
+    },
+  };
+  const h = harness(kernel, (m) => (m.method === "model/stream" ? { result: { events: [{ type: "text_delta", text: "ok" }, usage, { type: "stop", stop_reason: "end_turn" }] } } : undefined));
+  await h.init();
+  const res = await h.request("session/run", { session_id: "b", prompt: "hi", config: config() });
+  assert.equal(res.result.status, "completed");
+  assert.ok(!h.seen.some((m) => m.method === "context/assemble"));
+  assert.deepEqual(h.seen.find((m) => m.method === "model/stream").params.assembled_context, []);
+  h.close();
+  await h.served;
+});
