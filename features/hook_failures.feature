@@ -158,13 +158,18 @@ Feature: Hook subscriber failures
     The harness cancels the session as soon as the transform's call
     arrives; the subscriber's timeout is a minute, so only the cancel ends
     the call. The kernel abandons it: no hook_error names the subscriber,
-    and the session ends cancelled.
-    Given these hook subscribers at "pre-model-call", in this order:
+    and the session ends cancelled. An observer that really fails at
+    session-start is the witness: a kernel that records no subscriber's
+    failure shows nothing by saying nothing of the abandoned call.
+    Given these hook subscribers at "session-start", in this order:
+      | subscriber | mode    | behaviour | timeout ms |
+      | O0         | observe | fails     | 1000       |
+    And these hook subscribers at "pre-model-call", in this order:
       | subscriber | mode      | behaviour | timeout ms |
       | T1         | transform | hangs     | 60000      |
     And the harness cancels the session once "T1" is dispatched
     When the session runs
-    Then no hook_error event names "T1", whose call the kernel abandoned
+    Then no hook_error event names "T1", whose call the kernel abandoned, though the kernel recorded the failure of "O0"
     And the last session_meta row carries the final status
 
   @HD-09 @HD-14 @must

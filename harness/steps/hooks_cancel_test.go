@@ -21,23 +21,27 @@ func TestAbandonedHookCallIsNoFailure(t *testing.T) {
 		}
 		s := &Scenario{World: w, SessionID: "s", ran: true, env: &Env{}, hookCancelFor: "T1"}
 		s.cancelSent.Store(dispatched)
-		return s.noHookErrorFor("T1")
+		return s.noHookErrorFor("T1", "O0")
 	}
 	hookErr := func(session, sub string) wire.Event {
 		return wire.Event{SessionID: session, Kind: wire.EventHookError, Producer: sub,
 			Payload: map[string]any{"subscriber": sub, "point": "pre-model-call", "mode": "transform", "category": "TRANSFORM_FAILED"}}
 	}
 	var nr *notReachedError
-	if err := run(false); !errors.As(err, &nr) {
+	witness := hookErr("s", "O0")
+	if err := run(false, witness); !errors.As(err, &nr) {
 		t.Errorf("never dispatched: want not reached, got %v", err)
 	}
-	if err := run(true); err != nil {
+	if err := run(true); !errors.As(err, &nr) {
+		t.Errorf("no failure recorded at all, the witness's neither: want not reached, got %v", err)
+	}
+	if err := run(true, witness); err != nil {
 		t.Errorf("abandoned, no hook_error: %v", err)
 	}
-	if err := run(true, hookErr("s", "T1")); err == nil || !strings.Contains(err.Error(), "did not fail") {
+	if err := run(true, witness, hookErr("s", "T1")); err == nil || !strings.Contains(err.Error(), "did not fail") {
 		t.Errorf("abandoned and reported as failed: want a failure, got %v", err)
 	}
-	if err := run(true, hookErr("other", "T1"), hookErr("s", "T2")); err != nil {
+	if err := run(true, witness, hookErr("other", "T1"), hookErr("s", "T2")); err != nil {
 		t.Errorf("hook_errors of another session or subscriber: %v", err)
 	}
 }

@@ -113,6 +113,10 @@ func (s *Scenario) failureActedOn(id string) (bool, string) {
 	}
 	at := ds[0]
 	mode := hookParams(at).Mode
+	// The session-end hooks that follow an abort are the session ending,
+	// not the turn going on; but where the failing transform is itself at
+	// session-end, a later session-end dispatch is its chain going on.
+	atEnd := hookParams(at).Point == wire.PointSessionEnd
 	for _, e := range s.requests() {
 		if e.Seq <= at.Seq || e.TurnID != at.TurnID {
 			continue
@@ -120,7 +124,7 @@ func (s *Scenario) failureActedOn(id string) (bool, string) {
 		switch {
 		case mode == wire.ModeVeto && e.Method == wire.MethodToolInvoke && s.kindOf(e.Value.(wire.ToolInvokeParams).Tool) == wire.KindResource:
 			return false, fmt.Sprintf("it applied %q (#%d) after the veto", e.Label, e.Seq)
-		case mode == wire.ModeTransform && !(e.Method == wire.MethodHookDispatch && hookParams(e).Point == wire.PointSessionEnd):
+		case mode == wire.ModeTransform && (atEnd || !(e.Method == wire.MethodHookDispatch && hookParams(e).Point == wire.PointSessionEnd)):
 			return false, fmt.Sprintf("the turn went on with %q (#%d)", e.Label, e.Seq)
 		}
 	}
