@@ -175,6 +175,7 @@ type chain struct {
 	errorNamesFirst      bool
 	timeoutOfFirst       bool
 	abortOnlyPreModel    bool
+	abandonedIsFailure   bool
 }
 
 func (chain) Validate(h wire.Hooks) error { return hooks.Validate(h) }
@@ -362,6 +363,13 @@ func (c chain) parallel(ctx context.Context, env hooks.Env, req hooks.Request, r
 // stops, with an *hooks.AbortError for a failed transform.
 func (c chain) fold(env hooks.Env, req hooks.Request, sub wire.Subscriber, a answer, out *hooks.Outcome) (bool, error) {
 	if a.err != nil {
+		if c.abandonedIsFailure && sub.Mode != wire.ModeObserve && errors.Is(a.err, context.Canceled) {
+			cat := wire.HookErrTransformFailed
+			if sub.Mode == wire.ModeVeto {
+				cat = wire.HookErrVetoFailed
+			}
+			c.report(env, req, sub, cat, "subscriber call ended: "+a.err.Error())
+		}
 		return true, a.err
 	}
 	if sub.Mode == wire.ModeTransform {

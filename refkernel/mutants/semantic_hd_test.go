@@ -65,3 +65,13 @@ func (d childGrouped) Dispatch(ctx context.Context, env hooks.Env, req hooks.Req
 	}
 	return d.Standard.Dispatch(ctx, env, req)
 }
+
+// The other side of HD-14's condition (issue 29): a transform or veto call
+// the kernel itself abandoned, because the session was cancelled while it
+// was in flight, is reported as the subscriber's failure, the way a loop
+// that takes every error of a hook call for the hook's does.
+func init() {
+	register(Mutant{Name: "semantic/abandoned-hook-call-reported", Targets: []string{"HD-14"},
+		Breaks: "a transform or veto call the kernel abandoned on a cancel is reported with a hook_error, as if its subscriber had failed",
+		Apply:  withChain(chain{abandonedIsFailure: true})})
+}
