@@ -2,10 +2,12 @@ package mutants
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/agentconform/conform/refkernel/hooks"
 	"github.com/agentconform/conform/refkernel/loop"
+	"github.com/agentconform/conform/spec/wire"
 )
 
 // Semantic mutants of the hook area (issue 29): chains as dispatchers are
@@ -74,4 +76,30 @@ func init() {
 	register(Mutant{Name: "semantic/abandoned-hook-call-reported", Targets: []string{"HD-14"},
 		Breaks: "a transform or veto call the kernel abandoned on a cancel is reported with a hook_error, as if its subscriber had failed",
 		Apply:  withChain(chain{abandonedIsFailure: true})})
+}
+
+// One side of PA-13's snapshot (issue 29): the plan-ready chain is sent
+// the plan without the items' descriptions, the way a loop that hands its
+// hooks a summary of the plan does; the permission request still carries
+// them, so the asked side of the clause cannot tell.
+func init() {
+	register(Mutant{Name: "semantic/plan-ready-without-descriptions", Targets: []string{"PA-13"},
+		Breaks: "the plan-ready payload's items carry no description; the permission request and the plan_item rows still do",
+		Apply: func(p loop.Parts) loop.Parts {
+			p.Hooks = undescribedPlan{p.Hooks}
+			return p
+		}})
+}
+
+type undescribedPlan struct{ hooks.Dispatcher }
+
+func (d undescribedPlan) Dispatch(ctx context.Context, env hooks.Env, req hooks.Request) (hooks.Outcome, error) {
+	if req.Point == wire.PointPlanReady && req.Payload.Plan != nil {
+		plan := wire.Plan{Items: slices.Clone(req.Payload.Plan.Items)}
+		for i := range plan.Items {
+			plan.Items[i].Description = ""
+		}
+		req.Payload.Plan = &plan
+	}
+	return d.Dispatcher.Dispatch(ctx, env, req)
 }
