@@ -54,6 +54,11 @@ func (w *World) SendInteractiveAnswer(cc wire.CallContext, connection, callID, r
 		InteractiveResponses: []wire.InteractiveResponse{{CallID: callID, Response: response}}})
 }
 
+// SendDecideParams sends a frontend/decide as it is given, like SendDecide.
+func (w *World) SendDecideParams(cc wire.CallContext, p wire.FrontendDecideParams) <-chan struct{} {
+	return w.sendDecide(cc, p)
+}
+
 func (w *World) sendDecide(cc wire.CallContext, p wire.FrontendDecideParams) <-chan struct{} {
 	connection := p.Connection
 	raw, _ := json.Marshal(p)

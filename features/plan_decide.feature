@@ -87,6 +87,17 @@ Feature: Decisions and answers from a second frontend connection
     And model request 2 holds "yes, from the second screen" as the result of the call to "confirm"
 
   @PA-16 @must
+  Scenario: decisions and answers about what was never pending are rejected, one outcome each, in the order sent
+    While the session's first model request hangs, nothing is pending; a
+    second connection decides two plan items and answers two interactive
+    calls the session never had, in one frontend/decide. Each gets its own
+    rejection with INVALID_CLIENT_EVENT, in the order sent (PROTOCOL.md
+    §6.7); then the harness cancels the session.
+    Given the model hangs on request 1 while a second frontend connection decides two plan items and answers two calls the session never had, and the harness then cancels the session
+    When the session runs
+    Then each decision and answer about what was never pending was rejected as an invalid client event, one outcome each, in the order sent
+
+  @PA-16 @must
   Scenario: a decision for an item the kernel gave up on when the session was cancelled is rejected
     The harness cancels the session while the permission request about the
     item is pending. Once the kernel has withdrawn the request and
