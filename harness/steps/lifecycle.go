@@ -44,7 +44,11 @@ type lcState struct {
 	// running session, which nothing paused, just before that cancel.
 	continueErr error
 	continueRaw []byte
-	cancelled   chan struct{} // closed once that cancel has its answer; nil until sent
+	// runErr answers a second session/run naming the running session,
+	// sent just before the continue.
+	runErr    error
+	runRaw    []byte
+	cancelled chan struct{} // closed once that cancel has its answer; nil until sent
 
 	// Shutdown with sessions running.
 	sessions   []string
@@ -80,6 +84,15 @@ func init() {
 		sc.Step(stepRE(`^the kernel answered the cancel of the running session with \{\}$`), func() error { return s.lcCancelAnswered(lc) })
 		sc.Step(stepRE(`^the kernel answered session/continue of the running session, which nothing paused, with (-\d+)$`), func(code int) error {
 			return s.lcContinueAnswered(lc, code)
+		})
+		sc.Step(stepRE(`^the kernel answered a second session/run naming the running session with (-\d+)$`), func(code int) error {
+			if err := s.lcHeldAnswers(lc); err != nil {
+				return err
+			}
+			lc.mu.Lock()
+			raw, err := lc.runRaw, lc.runErr
+			lc.mu.Unlock()
+			return s.wantError(fmt.Sprintf("a second session/run naming the running session %s", s.SessionID), "§17.8", raw, err, code)
 		})
 		sc.Step(stepRE(`^the kernel answers session/cancel of the ended session with \{\}$`), func(ctx context.Context) error {
 			return s.lcCancel(ctx, []string{s.SessionID}, 0)
@@ -119,9 +132,11 @@ func (s *Scenario) lcHangAndCancel(lc *lcState, n int) error {
 				go func() {
 					ctx, cancel := context.WithTimeout(context.Background(), s.env.Scale(lcProbe))
 					defer cancel()
+					rraw, rerr := k.Request(ctx, wire.MethodSessionRun, wire.RunParams{SessionID: session, Prompt: "Once more.", Config: s.Cfg})
 					raw, cerr := k.Request(ctx, wire.MethodSessionContinue, wire.ContinueParams{SessionID: session, Message: "go on"})
 					err := k.Cancel(ctx, session)
 					lc.mu.Lock()
+					lc.runRaw, lc.runErr = rraw, rerr
 					lc.continueRaw, lc.continueErr = raw, cerr
 					lc.cancelErr = err
 					lc.mu.Unlock()
