@@ -625,7 +625,7 @@ func (c *campaign) transcript(ctx context.Context, dir, env, reach string, limit
 	defer cancel()
 	cmd := exec.CommandContext(cctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), extra...)
+	cmd.Env = append(judgeEnv(os.Environ()), extra...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	_ = cmd.Run()
@@ -694,7 +694,7 @@ func (c *campaign) conform(ctx context.Context, dir string, kern *Kernel, env, t
 	defer cancel()
 	cmd := exec.CommandContext(cctx, c.cfg.Conform, args...)
 	cmd.Dir = dir
-	cmd.Env = mutation.RunEnv()
+	cmd.Env = judgeEnv(mutation.RunEnv())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	stderr := &strings.Builder{}
@@ -788,4 +788,12 @@ func (r *report) failureOf(scenario string) string {
 		}
 	}
 	return scenario
+}
+
+// judgeEnv is env without PYTHONUNBUFFERED: conform passes the variable on
+// to a kernel, and a machine that sets it (this one does) makes a Python
+// kit that forgets to flush its output look correct; a kit is judged as
+// it runs where nobody set it.
+func judgeEnv(env []string) []string {
+	return slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "PYTHONUNBUFFERED=") })
 }

@@ -107,3 +107,11 @@ func TestReadJournalLeavesOutChangedMutantsOnlyWhenLenient(t *testing.T) {
 		t.Errorf("lenient read = %v, %v, log %q; want only a|kept, a|gone named", got, err, log.String())
 	}
 }
+
+// A Python kit is judged as it runs where nobody set PYTHONUNBUFFERED.
+func TestJudgeEnvLeavesOutPythonUnbuffered(t *testing.T) {
+	got := judgeEnv([]string{"PATH=/bin", "PYTHONUNBUFFERED=1", "HOME=/h"})
+	if len(got) != 2 || got[0] != "PATH=/bin" || got[1] != "HOME=/h" {
+		t.Fatalf("judgeEnv = %q", got)
+	}
+}
