@@ -55,6 +55,7 @@ Feature: Decisions and answers from a second frontend connection
     When the session runs
     Then the second frontend connection's answer to "confirm" was accepted
     And model request 2 holds "yes, from the second screen" as the result of the call to "confirm"
+    And the session ends with status "completed"
 
   @PA-15 @PA-16 @must
   Scenario: an interactive call whose request failed waits for no answer
@@ -85,6 +86,7 @@ Feature: Decisions and answers from a second frontend connection
     When the session runs
     Then the second frontend connection's answer to "confirm" was accepted
     And model request 2 holds "yes, from the second screen" as the result of the call to "confirm"
+    And the session ends with status "completed"
 
   @PA-16 @must
   Scenario: decisions and answers about what was never pending are rejected, one outcome each, in the order sent

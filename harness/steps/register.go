@@ -82,7 +82,7 @@ func define(s *Scenario, sc stepper) {
 	sc.Step(stepRE(`^the session runs$`), s.sessionRuns)
 
 	// Checks.
-	sc.Step(stepRE(`^the session ends with status "([^"]+)"$`), s.proves(s.sessionEndsWith, "DF-01", "DF-02", "DF-03", "DF-04", "DF-05", "DF-06", "DF-07", "DF-08", "DF-09", "DF-10", "ER-01", "ER-04", "ER-06", "HD-01", "HD-02", "HD-04", "HD-05", "HD-06", "HD-07", "HD-08", "HD-09", "HD-10", "HD-11", "HD-12", "HD-13", "HD-14", "HD-16", "HD-17", "PA-03", "PA-04", "PA-12", "SA-01", "SA-03", "SA-08", "SA-11", "SA-14", "TA-09", "TA-10", "TA-11", "TA-26", "TA-27"))
+	sc.Step(stepRE(`^the session ends with status "([^"]+)"$`), s.proves(s.sessionEndsWith, "DF-01", "DF-02", "DF-03", "DF-04", "DF-05", "DF-06", "DF-07", "DF-08", "DF-09", "DF-10", "ER-01", "ER-04", "ER-06", "HD-01", "HD-02", "HD-04", "HD-05", "HD-06", "HD-07", "HD-08", "HD-09", "HD-10", "HD-11", "HD-12", "HD-13", "HD-14", "HD-16", "HD-17", "PA-03", "PA-04", "PA-12", "PA-16", "SA-01", "SA-03", "SA-08", "SA-11", "SA-14", "TA-09", "TA-10", "TA-11", "TA-26", "TA-27"))
 	sc.Step(stepRE(`^the model was asked (\d+) times?$`), s.proves(s.modelAsked, "DF-01", "DF-06", "DF-07", "ER-01", "ER-02", "ER-05", "ER-06", "HD-09", "PA-05", "TA-09", "TA-10", "TA-11", "TA-27"))
 	sc.Step(stepRE(`^model request (\d+) offered no tools$`), s.proves(s.requestOfferedNoTools, "PA-05"))
 	sc.Step(stepRE(`^model request (\d+) carried an instruction the harness did not send$`), s.proves(s.requestCarriedInstruction, "PA-05"))
