@@ -86,13 +86,8 @@ func init() {
 			return s.lcContinueAnswered(lc, code)
 		})
 		sc.Step(stepRE(`^the kernel answered a second session/run naming the running session with (-\d+)$`), func(code int) error {
-			if err := s.lcHeldAnswers(lc); err != nil {
-				return err
-			}
-			lc.mu.Lock()
-			raw, err := lc.runRaw, lc.runErr
-			lc.mu.Unlock()
-			return s.wantError(fmt.Sprintf("a second session/run naming the running session %s", s.SessionID), "§17.8", raw, err, code)
+			return s.lcHeldAnswer(lc, func() ([]byte, error) { return lc.runRaw, lc.runErr },
+				fmt.Sprintf("a second session/run naming the running session %s", s.SessionID), "§17.8", code)
 		})
 		sc.Step(stepRE(`^the kernel answers session/cancel of the ended session with \{\}$`), func(ctx context.Context) error {
 			return s.lcCancel(ctx, []string{s.SessionID}, 0)
@@ -184,13 +179,20 @@ func (s *Scenario) lcHeldAnswers(lc *lcState) error {
 }
 
 func (s *Scenario) lcContinueAnswered(lc *lcState, code int) error {
+	return s.lcHeldAnswer(lc, func() ([]byte, error) { return lc.continueRaw, lc.continueErr },
+		fmt.Sprintf("session/continue of the running session %s, which nothing paused,", s.SessionID), "§6.5", code)
+}
+
+// lcHeldAnswer judges one answer the kernel gave while the session's model
+// request was held (picked under lc.mu) against the error code wanted.
+func (s *Scenario) lcHeldAnswer(lc *lcState, pick func() ([]byte, error), what, section string, code int) error {
 	if err := s.lcHeldAnswers(lc); err != nil {
 		return err
 	}
 	lc.mu.Lock()
-	raw, err := lc.continueRaw, lc.continueErr
+	raw, err := pick()
 	lc.mu.Unlock()
-	return s.wantError(fmt.Sprintf("session/continue of the running session %s, which nothing paused,", s.SessionID), "§6.5", raw, err, code)
+	return s.wantError(what, section, raw, err, code)
 }
 
 func (s *Scenario) lcCancelAnswered(lc *lcState) error {

@@ -39,12 +39,8 @@ func (p *planArea) hookSnapshot(sub, tool string) error {
 				continue
 			}
 			seen = true
-			for _, f := range []struct{ name, got, want string }{
-				{"kind", it.Kind, t.Kind}, {"risk", it.Risk, t.Risk}, {"description", it.Description, t.Description},
-			} {
-				if f.got != f.want {
-					return fmt.Errorf("the plan-ready payload %q received (#%d) has an item for %q whose %s is %q, the tool declared %q", sub, e.Seq, tool, f.name, f.got, f.want)
-				}
+			if name, got, want, differs := undeclared(it, t); differs {
+				return fmt.Errorf("the plan-ready payload %q received (#%d) has an item for %q whose %s is %q, the tool declared %q", sub, e.Seq, tool, name, got, want)
 			}
 		}
 	}

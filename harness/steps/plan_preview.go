@@ -192,12 +192,8 @@ func (p *planArea) snapshot(tool string) error {
 		return err
 	}
 	it := a.item
-	for _, f := range []struct{ name, got, want string }{
-		{"kind", it.Kind, t.Kind}, {"risk", it.Risk, t.Risk}, {"description", it.Description, t.Description},
-	} {
-		if f.got != f.want {
-			return fmt.Errorf("the permission request (#%d) about %q says %s %q, the tool declared %q", a.entry.Seq, tool, f.name, f.got, f.want)
-		}
+	if name, got, want, differs := undeclared(it, t); differs {
+		return fmt.Errorf("the permission request (#%d) about %q says %s %q, the tool declared %q", a.entry.Seq, tool, name, got, want)
 	}
 	for _, e := range s.requests() {
 		v, ok := e.Value.(wire.ToolPreviewParams)
@@ -215,6 +211,19 @@ func (p *planArea) snapshot(tool string) error {
 		}
 	}
 	return p.rowSnapshot(a)
+}
+
+// undeclared names the first of a plan item's kind, risk and description
+// that differs from what its tool declares (PA-13's snapshot).
+func undeclared(it wire.PlanItem, t *wire.ToolSchema) (name, got, want string, differs bool) {
+	for _, f := range []struct{ name, got, want string }{
+		{"kind", it.Kind, t.Kind}, {"risk", it.Risk, t.Risk}, {"description", it.Description, t.Description},
+	} {
+		if f.got != f.want {
+			return f.name, f.got, f.want, true
+		}
+	}
+	return "", "", "", false
 }
 
 // rowSnapshot: the item's plan_item row holds the same snapshot as the
