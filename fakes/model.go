@@ -23,9 +23,10 @@ type Reply struct {
 	Error      *wire.ModelError
 	// Hang holds the stream until the kernel gives up on it.
 	Hang bool
-	// After, when set, holds the reply until it is closed (something the
-	// scenario waits for first, such as the kernel's answer to a cancel).
-	After <-chan struct{}
+	// After, when set, holds the reply until the channel it returns is
+	// closed (something the scenario waits for first, such as the
+	// kernel's answer to a cancel); a nil channel holds nothing.
+	After func() <-chan struct{}
 	// CallsFn, when set, builds the calls from the request number n, so that
 	// "every turn" scripts can vary their arguments per turn.
 	CallsFn func(n int) []Call

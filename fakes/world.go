@@ -203,9 +203,9 @@ func (w *World) respond(ctx context.Context, p *Pending) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if r.After != nil {
+		if wait := afterOf(r); wait != nil {
 			select {
-			case <-r.After:
+			case <-wait:
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			case <-w.done:
@@ -242,6 +242,13 @@ func (w *World) respond(ctx context.Context, p *Pending) (any, error) {
 }
 
 func decode(raw json.RawMessage, v any) error { return json.Unmarshal(raw, v) }
+
+func afterOf(r Reply) <-chan struct{} {
+	if r.After == nil {
+		return nil
+	}
+	return r.After()
+}
 
 // Notify records one kernel → harness notification.
 func (w *World) Notify(method string, raw json.RawMessage) {

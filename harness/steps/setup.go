@@ -148,7 +148,15 @@ func (s *Scenario) cancelWithAnswer(tool, nth, text string) error {
 		return err
 	}
 	answered := make(chan struct{})
-	s.World.Model.On(n, fakes.Reply{Text: text, After: answered})
+	// A kernel that reaches request n without the tool's answer (it never
+	// invoked the tool) was never cancelled: nothing to wait for.
+	after := func() <-chan struct{} {
+		if !s.cancelSent.Load() {
+			return nil
+		}
+		return answered
+	}
+	s.World.Model.On(n, fakes.Reply{Text: text, After: after})
 	s.cancelledWhen = fmt.Sprintf("in the same write as its first answer of %q", tool)
 	s.onRun = append(s.onRun, func(k *driver.Kernel) {
 		var once sync.Once
