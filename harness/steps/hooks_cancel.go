@@ -53,7 +53,10 @@ func (s *Scenario) noHookErrorFor(id, witness string) error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
-	if s.hookCancelFor != id || !s.cancelSent.Load() {
+	if s.hookCancelFor != id {
+		return scenarioDefect("the scenario cancels the session during the call to %q, not %q", s.hookCancelFor, id)
+	}
+	if !s.cancelSent.Load() {
 		return notReached("the kernel never dispatched %q, so the harness never cancelled the session during its call", id)
 	}
 	if err := s.recordAttributable(witness); err != nil {

@@ -115,32 +115,24 @@ func (s *Scenario) protocolFault(format string, args ...any) error {
 }
 
 func (s *Scenario) lcHangAndCancel(lc *lcState, n int) error {
-	s.World.Model.On(n, fakes.Reply{Hang: true})
-	s.onRun = append(s.onRun, func(k *driver.Kernel) {
-		var once sync.Once
-		s.World.Model.OnHang = func(session string) {
-			once.Do(func() {
-				done := make(chan struct{})
-				lc.mu.Lock()
-				lc.cancelled = done
-				lc.mu.Unlock()
-				go func() {
-					ctx, cancel := context.WithTimeout(context.Background(), s.env.Scale(lcProbe))
-					defer cancel()
-					rraw, rerr := k.Request(ctx, wire.MethodSessionRun, wire.RunParams{SessionID: session, Prompt: "Once more.", Config: s.Cfg})
-					raw, cerr := k.Request(ctx, wire.MethodSessionContinue, wire.ContinueParams{SessionID: session, Message: "go on"})
-					err := k.Cancel(ctx, session)
-					lc.mu.Lock()
-					lc.runRaw, lc.runErr = rraw, rerr
-					lc.continueRaw, lc.continueErr = raw, cerr
-					lc.cancelErr = err
-					lc.mu.Unlock()
-					close(done)
-				}()
-			})
-		}
+	return s.hangThen(n, func(k *driver.Kernel, cc wire.CallContext) {
+		done := make(chan struct{})
+		lc.mu.Lock()
+		lc.cancelled = done
+		lc.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), s.env.Scale(lcProbe))
+		defer cancel()
+		session := cc.SessionID
+		rraw, rerr := k.Request(ctx, wire.MethodSessionRun, wire.RunParams{SessionID: session, Prompt: "Once more.", Config: s.Cfg})
+		raw, cerr := k.Request(ctx, wire.MethodSessionContinue, wire.ContinueParams{SessionID: session, Message: "go on"})
+		err := k.Cancel(ctx, session)
+		lc.mu.Lock()
+		lc.runRaw, lc.runErr = rraw, rerr
+		lc.continueRaw, lc.continueErr = raw, cerr
+		lc.cancelErr = err
+		lc.mu.Unlock()
+		close(done)
 	})
-	return nil
 }
 
 // rpcCode is the JSON-RPC error code of err, or 0.
