@@ -393,6 +393,9 @@ Feature: Error recovery
 
   @ER-11 @must
   Scenario: a retryable error of a resource that is not idempotent is invoked once and given to the model
+    It goes to the model as an error: the tool's own error result keeps
+    is_error and its error_category in the tool_result the model sees
+    (PROTOCOL.md §7.4); without the flag the model reads a success.
     Given a resource tool "deploy" from provider "ops"
     And a policy rule "deploys-ok" that allows "deploy"
     And the tool "deploy" answers every call with a retryable "unknown" error
@@ -401,7 +404,8 @@ Feature: Error recovery
     When the session runs
     Then the tool "deploy" was invoked 1 time
     And every tool/invoke of a call counts its attempts up from 1
-    And model request 2 holds a result for the call of request 1
+    And model request 2 holds an error result for the call of request 1
+    And the error result for the call of request 1 is categorised "unknown" wherever the kernel names a category
 
   @ER-11 @must
   Scenario: the invokes of an idempotent resource call count their attempts from 1
@@ -417,7 +421,8 @@ Feature: Error recovery
     When the session runs
     Then every tool/invoke of a call counts its attempts up from 1
     And every call of "sync" was invoked as often as the kernel's errors.tool_retries says
-    And model request 2 holds a result for the call of request 1
+    And model request 2 holds an error result for the call of request 1
+    And the error result for the call of request 1 is categorised "unknown" wherever the kernel names a category
 
   @ER-11 @must
   Scenario: a retryable error of a data_source call is retried as often as the kernel declares
@@ -440,7 +445,7 @@ Feature: Error recovery
     And the model answers request 2 with text "No answer from the user."
     When the session runs
     Then the frontend received 1 interactive request for "confirm"
-    And model request 2 holds a result for the call of request 1
+    And model request 2 holds an error result for the call of request 1
 
   @ER-11 @must
   Scenario: a failed interactive call is never retried automatically, even when declared idempotent
@@ -451,7 +456,7 @@ Feature: Error recovery
     And the model answers request 2 with text "No answer from the user."
     When the session runs
     Then the frontend received 1 interactive request for "confirm"
-    And model request 2 holds a result for the call of request 1
+    And model request 2 holds an error result for the call of request 1
 
   @ER-12 @must
   Scenario Outline: an output of a <kind> call that breaks the tool's output_schema becomes an unknown-category error

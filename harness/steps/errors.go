@@ -78,14 +78,11 @@ func init() {
 		sc.Step(stepRE(`^the post-model-response observer never saw "([a-z_]+)"$`), s.proves(s.observerNeverSaw, "ER-08"))
 		sc.Step(stepRE(`^model request (\d+) holds an error result for the call of request (\d+)$`), s.proves(func(n, from int) error {
 			return s.resultFor(n, from, resultError)
-		}, "ER-04", "ER-12"))
+		}, "ER-04", "ER-11", "ER-12"))
 		sc.Step(stepRE(`^model request (\d+) holds the result of the call of request (\d+) as a success$`), s.proves(func(n, from int) error {
 			return s.resultFor(n, from, resultSuccess)
 		}, "ER-12"))
-		sc.Step(stepRE(`^model request (\d+) holds a result for the call of request (\d+)$`), s.proves(func(n, from int) error {
-			return s.resultFor(n, from, resultAny)
-		}, "ER-11"))
-		sc.Step(stepRE(`^the error result for the call of request (\d+) is categorised "([a-z_]+)" wherever the kernel names a category$`), s.proves(s.resultCategory, "ER-09", "ER-12"))
+		sc.Step(stepRE(`^the error result for the call of request (\d+) is categorised "([a-z_]+)" wherever the kernel names a category$`), s.proves(s.resultCategory, "ER-09", "ER-11", "ER-12"))
 		sc.Step(stepRE(`^the crashed call of request (\d+) was failed within (\d+) ms: by the next model request or by the end of the session$`), s.proves(s.crashFailedPromptly, "ER-09"))
 
 		// Observations (recorded, never judged).

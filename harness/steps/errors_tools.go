@@ -13,8 +13,7 @@ import (
 type resultShape int
 
 const (
-	resultAny     resultShape = iota // any result: the call went back to the model (ER-11)
-	resultError                      // flagged is_error (ER-04, ER-12)
+	resultError   resultShape = iota // flagged is_error (ER-04, ER-11, ER-12)
 	resultSuccess                    // not flagged (ER-12)
 )
 
