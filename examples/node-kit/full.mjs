@@ -3,8 +3,10 @@
 // mutant of any helper reaches a kernel the suite judges (make
 // mutation-nodekit, cmd/kitmutate): the bounds with the final-answer turn
 // (Session.begin, Turn.assemble, Turn.purpose), kernel events
-// (Session.event), spans (Host.span), a declared reading and glue (Info),
-// refused configs (rejectConfig), frontend/decide (answerInteractive, then
+// (Session.event), spans (Host.span; each tool call's and the plan-ready
+// chain's around the kit's Turn.invoke, Turn.interactive and
+// Session.dispatch), declared readings and glue (Info), refused configs
+// (rejectConfig), frontend/decide (answerInteractive, then
 // nothingPending for the rest), the
 // conversions (fold, toolResultOf, resultBlock, outputText, price) through
 // Turn; a cancellation of its own, as a framework adapter has (its own
@@ -38,11 +40,20 @@ class Loop {
     this.trace = hex(16);
     this.root = hex(8);
     this.rootStart = ns();
+    /** The running turn's span id, the parent of its tool and policy spans. */
+    this.turnSpan = "";
+    // The plan-ready chain is this loop's whole policy step (runTools
+    // decides every item "no-policy"), so the policy_chain span is its.
+    const dispatch = this.s.dispatch.bind(this.s);
+    this.s.dispatch = (turnId, payload, host) => (payload.variant === "plan-ready"
+      ? this.timed("loop.policy", "policy_chain", turnId, () => dispatch(turnId, payload, host))
+      : dispatch(turnId, payload, host));
   }
 
-  span(name, role, turnId, start, parent) {
+  /** id is given for a span whose children are sent before it ends. */
+  span(name, role, turnId, start, parent, id = hex(8)) {
     if (!this.s.config.telemetry) return;
-    this.s.host.span({ trace_id: this.trace, span_id: hex(8), name, role, session_id: this.s.id,
+    this.s.host.span({ trace_id: this.trace, span_id: id, name, role, session_id: this.s.id,
       start_unix_nano: Number(start), end_unix_nano: Number(ns()), attributes: { "conform.role": role },
       ...(parent ? { parent_span_id: parent } : {}), ...(turnId ? { turn_id: turnId } : {}) });
   }
@@ -56,19 +67,30 @@ class Loop {
     return "";
   }
 
+  /** Runs fn under a span of the running turn, ended however fn ends. */
+  async timed(name, role, turnId, fn) {
+    const start = ns(), parent = this.turnSpan;
+    try { return await fn(); } finally { this.span(name, role, turnId, start, parent); }
+  }
+
   async turn(history, purpose = "turn") {
     const s = this.s, t = s.begin();
     t.purpose = purpose;
-    const start = ns();
+    const start = ns(), turnSpan = (this.turnSpan = hex(8));
+    // runTools is the kit's: the calls it makes through the turn are where
+    // each tool runs, so each gets its tool_execution span there.
+    const invoke = t.invoke.bind(t), interactive = t.interactive.bind(t);
+    t.invoke = (c) => this.timed(`loop.tool ${c.name}`, "tool_execution", t.id, () => invoke(c));
+    t.interactive = (c) => this.timed(`loop.tool ${c.name}`, "tool_execution", t.id, () => interactive(c));
     s.event(t.id, "turn_started", { turn: t.number, purpose });
     await t.assemble(history);
     const final = purpose === "final_answer";
     const modelStart = ns();
     const tools = s.toolSpecs().filter((spec) => this.remainingDepth > 0 || !s.tool(spec.name)?.spawn_capable);
     const reply = await t.model(final ? [...history, FINAL] : history, final ? [] : tools);
-    this.span("loop.model", "model_call", t.id, modelStart, this.root);
+    this.span("loop.model", "model_call", t.id, modelStart, turnSpan);
     const results = reply.calls.length && !final ? await t.runTools(reply.calls) : null;
-    this.span("loop.turn", "turn", t.id, start, this.root);
+    this.span("loop.turn", "turn", t.id, start, this.root, turnSpan);
     return { reply, results };
   }
 
@@ -128,8 +150,10 @@ async function runSession(host, params, inherited, child) {
 /** @type {import("./kit.mjs").Kernel} */
 export const fullKernel = {
   // The kit's dispatch waits without a deadline when a subscriber's
-  // effective timeout is 0: the "none" reading of hooks.zero_timeout.
-  info: () => ({ name: "full-kernel-node", version: "0.1.0", readings: { "hooks.zero_timeout": "none" },
+  // effective timeout is 0: the "none" reading of hooks.zero_timeout. A
+  // child's Loop starts a trace of its own, its session span a root.
+  info: () => ({ name: "full-kernel-node", version: "0.1.0",
+    readings: { "hooks.zero_timeout": "none", "trace.child_sessions": "own_trace" },
     glue: [{ requirement: "TA-02", reason: "the bounds check is this adapter's, not a framework's" }] }),
   cancel(sessionId) {
     const run = running.get(sessionId);

@@ -5,7 +5,9 @@ toy_kernel.py uses five of the kit's helpers; this one uses the rest too,
 so that a mutant of any helper reaches a kernel the suite judges
 (make mutation-pythonkit, cmd/kitmutate): the bounds with the final-answer
 turn (Session.begin, Turn.assemble, Turn.purpose), kernel events
-(Session.event), spans (Host.span), a declared reading and glue (Info),
+(Session.event), spans (Host.span; each tool call's and the plan-ready
+chain's around the kit's Turn.invoke, Turn.interactive and
+Session.dispatch), a declared reading and glue (Info),
 refused configs (reject_config), frontend/decide (nothing_pending) and the
 conversions (fold, tool_result_of, result_block, output_text, price) through
 Turn. It is not a conforming kernel: it has no retries, policy or
@@ -71,11 +73,23 @@ class Loop:
         self.trace = uuid.uuid4().hex
         self.root = uuid.uuid4().hex[:16]
         self.root_start = _ns()
+        # The running turn's span id, the parent of its tool and policy spans.
+        self.turn_span = ""
+        # The plan-ready chain is this loop's whole policy step (run_tools
+        # decides every item "no-policy"), so the policy_chain span is its.
+        dispatch = self.s.dispatch
 
-    def span(self, name, role, turn_id, start, parent=None):
+        def traced_dispatch(turn_id, payload, host=None):
+            if payload.get("variant") != "plan-ready":
+                return dispatch(turn_id, payload, host)
+            return self.timed("loop.policy", "policy_chain", turn_id, lambda: dispatch(turn_id, payload, host))
+        self.s.dispatch = traced_dispatch
+
+    def span(self, name, role, turn_id, start, parent=None, span_id=None):
+        """span_id is given for a span whose children are sent before it ends."""
         if not self.s.config.get("telemetry"):
             return
-        sp = {"trace_id": self.trace, "span_id": uuid.uuid4().hex[:16], "name": name, "role": role,
+        sp = {"trace_id": self.trace, "span_id": span_id or uuid.uuid4().hex[:16], "name": name, "role": role,
               "session_id": self.s.id, "start_unix_nano": start, "end_unix_nano": _ns(),
               "attributes": {"conform.role": role}}
         if parent is not None:
@@ -95,21 +109,35 @@ class Loop:
             return "error_max_wall_clock"
         return ""
 
+    def timed(self, name, role, turn_id, fn):
+        """Runs fn under a span of the running turn, ended however fn ends."""
+        start, parent = _ns(), self.turn_span
+        try:
+            return fn()
+        finally:
+            self.span(name, role, turn_id, start, parent)
+
     def turn(self, history, purpose="turn"):
         s = self.s
         t = s.begin()
         t.purpose = purpose
         start = _ns()
+        turn_span = self.turn_span = uuid.uuid4().hex[:16]
+        # run_tools is the kit's: the calls it makes through the turn are
+        # where each tool runs, so each gets its tool_execution span there.
+        invoke, interactive = t.invoke, t.interactive
+        t.invoke = lambda c: self.timed("loop.tool " + c["name"], "tool_execution", t.id, lambda: invoke(c))
+        t.interactive = lambda c: self.timed("loop.tool " + c["name"], "tool_execution", t.id, lambda: interactive(c))
         s.event(t.id, "turn_started", {"turn": t.number, "purpose": purpose})
         t.assemble(history)
         messages = history + [FINAL] if purpose == "final_answer" else history
         model_start = _ns()
         reply = t.model(messages, [] if purpose == "final_answer" else s.tool_specs())
-        self.span("loop.model", "model_call", t.id, model_start, self.root)
+        self.span("loop.model", "model_call", t.id, model_start, turn_span)
         results = None
         if reply.calls and purpose == "turn":
             results = t.run_tools(reply.calls)
-        self.span("loop.turn", "turn", t.id, start, self.root)
+        self.span("loop.turn", "turn", t.id, start, self.root, turn_span)
         return reply, results
 
     def run(self):
