@@ -16,6 +16,7 @@ Feature: Session lifecycle
     And "session-end" was dispatched exactly once, after the last model request
     And the session-end payload carries the final status
     And the last session_meta row carries the final status
+    And the session-end payload and the end row carry the final message "Found it."
     And the session_meta rows record one start: a single running row, and every row with its started_at and depth
 
   @TA-18 @must

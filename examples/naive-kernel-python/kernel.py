@@ -244,7 +244,7 @@ class Session:
 
     # -- the loop ------------------------------------------------------------
 
-    def meta(self, status, ended=False):
+    def meta(self, status, ended=False, final_message=None):
         row = {
             "session_id": self.session_id,
             "profile": self.config.get("profile") or "",
@@ -254,6 +254,8 @@ class Session:
         }
         if ended:
             row["ended_at"] = kit.now_rfc3339()
+        if final_message is not None:
+            row["final_message"] = final_message
         self.host.meta(row)
 
     def run(self):
@@ -306,9 +308,11 @@ class Session:
     def finish(self, status, final_message):
         # After a cancel the session-end hooks still go out, on a Host the
         # cancellation does not reach.
-        self.dispatch("session-end", {"variant": "session-end", "session_id": self.session_id, "status": status},
-                      "", self.host.detached())
-        self.meta(status, ended=True)
+        end = {"variant": "session-end", "session_id": self.session_id, "status": status}
+        if final_message is not None:
+            end["final_message"] = final_message
+        self.dispatch("session-end", end, "", self.host.detached())
+        self.meta(status, ended=True, final_message=final_message)
         result = {
             "session_id": self.session_id,
             "status": status,

@@ -511,6 +511,65 @@ func (s *Scenario) lastMetaStatus() error {
 	return nil
 }
 
+// TA-18: the session-end payload and the end row carry the final message
+// the session ended with (PROTOCOL.md §8.3, HookPayload: sent when the
+// kernel has it, and a session that answered with text has it).
+func (s *Scenario) endCarriesFinalMessage(text string) error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	if why := s.hookPointUnseen(wire.PointSessionEnd); why != "" {
+		return glueNotReached(why)
+	}
+	var payload, row *wire.Message
+	seen := false
+	for _, e := range s.dispatchesAt(wire.PointSessionEnd) {
+		if p := e.Value.(wire.HookDispatchParams).Payload; p.SessionID == s.SessionID {
+			payload, seen = p.FinalMessage, true
+		}
+	}
+	if !seen {
+		return fmt.Errorf("no session-end dispatch for session %s was recorded", s.SessionID)
+	}
+	ended := false
+	for _, m := range s.World.Metas() {
+		if m.SessionID == s.SessionID && m.EndedAt != "" {
+			row, ended = m.FinalMessage, true
+		}
+	}
+	if !ended {
+		return fmt.Errorf("the kernel sent no end row (session/meta with ended_at) for session %s", s.SessionID)
+	}
+	var bad []string
+	for _, p := range []struct {
+		where string
+		m     *wire.Message
+	}{{"the session-end payload", payload}, {"the end session_meta row", row}} {
+		switch got := messageText(p.m); {
+		case p.m == nil:
+			bad = append(bad, p.where+" has no final_message")
+		case !strings.Contains(got, text):
+			bad = append(bad, fmt.Sprintf("%s's final_message says %q", p.where, got))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("the session ended with the model's answer %q, which the kernel has, but %s", text, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// messageText is the text of a message's text blocks.
+func messageText(m *wire.Message) string {
+	if m == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range m.Content {
+		b.WriteString(c.Text)
+	}
+	return b.String()
+}
+
 func (s *Scenario) finalMessageSays(text string) error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
@@ -518,12 +577,8 @@ func (s *Scenario) finalMessageSays(text string) error {
 	if s.Result.FinalMessage == nil {
 		return fmt.Errorf("expected a final message saying %q, the result has none", text)
 	}
-	var b strings.Builder
-	for _, c := range s.Result.FinalMessage.Content {
-		b.WriteString(c.Text)
-	}
-	if !strings.Contains(b.String(), text) {
-		return fmt.Errorf("expected the final message to say %q, it says %q", text, b.String())
+	if got := messageText(s.Result.FinalMessage); !strings.Contains(got, text) {
+		return fmt.Errorf("expected the final message to say %q, it says %q", text, got)
 	}
 	return nil
 }

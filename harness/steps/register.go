@@ -100,6 +100,7 @@ func define(s *Scenario, sc stepper) {
 	sc.Step(stepRE(`^"([^"]+)" was dispatched exactly once(, before the first context assemble|, after the last model request)?$`), s.proves(s.dispatchedOnce, "TA-10", "TA-18"))
 	sc.Step(stepRE(`^the session-end payload carries the final status$`), s.proves(s.sessionEndPayloadStatus, "TA-18"))
 	sc.Step(stepRE(`^the last session_meta row carries the final status$`), s.proves(s.lastMetaStatus, "TA-18"))
+	sc.Step(stepRE(`^the session-end payload and the end row carry the final message "([^"]*)"$`), s.proves(s.endCarriesFinalMessage, "TA-18"))
 	sc.Step(stepRE(`^the session_meta rows record one start: a single running row, and every row with its started_at and depth$`), s.proves(s.startRow, "TA-18"))
 	sc.Step(stepRE(`^the final message says "([^"]*)"$`), s.proves(s.finalMessageSays, "DF-01", "TA-10", "TA-27"))
 
