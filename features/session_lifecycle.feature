@@ -63,6 +63,9 @@ Feature: Session lifecycle
     a session's parties may send out of turn: a second initialize gets
     -32600, and an initialize offering no version the kernel speaks -32006
     (§4); session/run naming a session still running -32600 (§17.8);
+    session/spawn from the running session for a call_id that is no
+    tool/invoke in flight -32602 (§6.4), or -32601 from a kernel that
+    serves no session/spawn (§2), never an internal error;
     session/continue of a session nothing paused -32602, of an
     id never run -32005 (§6.5; an ended session is either, as a kernel
     keeps or forgets it); frontend/decide of an ended or never-run session
@@ -78,6 +81,7 @@ Feature: Session lifecycle
     And the kernel answered the cancel of the running session with {}
     And the kernel answered session/continue of the running session, which nothing paused, with -32602
     And the kernel answered a second session/run naming the running session with -32600
+    And the kernel answered session/spawn from the running session for a call not in flight with -32602, or -32601 if it serves no session/spawn
     And the kernel answers session/cancel of the ended session with {}
     And the kernel answers session/cancel of a session id it never ran with -32005
     And the kernel answers a request for the undefined method "session/pause" with -32601

@@ -46,8 +46,12 @@ type lcState struct {
 	continueRaw []byte
 	// runErr answers a second session/run naming the running session,
 	// sent just before the continue.
-	runErr    error
-	runRaw    []byte
+	runErr error
+	runRaw []byte
+	// spawnErr answers a session/spawn from the running session for a
+	// call that is not in flight, sent first.
+	spawnErr  error
+	spawnRaw  []byte
 	cancelled chan struct{} // closed once that cancel has its answer; nil until sent
 
 	// Shutdown with sessions running.
@@ -89,6 +93,12 @@ func init() {
 			return s.lcHeldAnswer(lc, func() ([]byte, error) { return lc.runRaw, lc.runErr },
 				fmt.Sprintf("a second session/run naming the running session %s", s.SessionID), "§17.8", code)
 		})
+		sc.Step(stepRE(`^the kernel answered session/spawn from the running session for a call not in flight with (-\d+), or (-\d+) if it serves no session/spawn$`), func(code, none int) error {
+			// §6.4 refuses the call_id; a kernel without sub-agents may
+			// refuse the method (§2); -32603 is neither.
+			return s.lcHeldAnswer(lc, func() ([]byte, error) { return lc.spawnRaw, lc.spawnErr },
+				fmt.Sprintf("session/spawn from the running session %s for a call_id that is no tool/invoke in flight", s.SessionID), "§6.4, §2", code, none)
+		})
 		sc.Step(stepRE(`^the kernel answers session/cancel of the ended session with \{\}$`), func(ctx context.Context) error {
 			return s.lcCancel(ctx, []string{s.SessionID}, 0)
 		})
@@ -123,10 +133,13 @@ func (s *Scenario) lcHangAndCancel(lc *lcState, n int) error {
 		ctx, cancel := context.WithTimeout(context.Background(), s.env.Scale(lcProbe))
 		defer cancel()
 		session := cc.SessionID
+		sraw, serr := k.Request(ctx, wire.MethodSessionSpawn, wire.SpawnParams{ParentSessionID: session,
+			CallID: "conform-no-such-call", Profile: "conform-no-such-profile", Prompt: "Spawn nothing."})
 		rraw, rerr := k.Request(ctx, wire.MethodSessionRun, wire.RunParams{SessionID: session, Prompt: "Once more.", Config: s.Cfg})
 		raw, cerr := k.Request(ctx, wire.MethodSessionContinue, wire.ContinueParams{SessionID: session, Message: "go on"})
 		err := k.Cancel(ctx, session)
 		lc.mu.Lock()
+		lc.spawnRaw, lc.spawnErr = sraw, serr
 		lc.runRaw, lc.runErr = rraw, rerr
 		lc.continueRaw, lc.continueErr = raw, cerr
 		lc.cancelErr = err
@@ -177,14 +190,14 @@ func (s *Scenario) lcContinueAnswered(lc *lcState, code int) error {
 
 // lcHeldAnswer judges one answer the kernel gave while the session's model
 // request was held (picked under lc.mu) against the error code wanted.
-func (s *Scenario) lcHeldAnswer(lc *lcState, pick func() ([]byte, error), what, section string, code int) error {
+func (s *Scenario) lcHeldAnswer(lc *lcState, pick func() ([]byte, error), what, section string, codes ...int) error {
 	if err := s.lcHeldAnswers(lc); err != nil {
 		return err
 	}
 	lc.mu.Lock()
 	raw, err := pick()
 	lc.mu.Unlock()
-	return s.wantError(what, section, raw, err, code)
+	return s.wantError(what, section, raw, err, codes...)
 }
 
 func (s *Scenario) lcCancelAnswered(lc *lcState) error {
