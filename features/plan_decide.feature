@@ -92,10 +92,12 @@ Feature: Decisions and answers from a second frontend connection
   Scenario: decisions and answers about what was never pending are rejected, one outcome each, in the order sent
     While the session's first model request hangs, nothing is pending; a
     second connection decides two plan items and answers two interactive
-    calls the session never had, in one frontend/decide. Each gets its own
-    rejection with INVALID_CLIENT_EVENT, in the order sent (PROTOCOL.md
-    §6.7); then the harness cancels the session.
-    Given the model hangs on request 1 while a second frontend connection decides two plan items and answers two calls the session never had, and the harness then cancels the session
+    calls the session never had, in one frontend/decide; then one more
+    item alone (no interactive_responses) and one more call alone
+    (decisions null, which the schema allows). Each gets its own
+    rejection with INVALID_CLIENT_EVENT, in the order sent, and nothing
+    else (PROTOCOL.md §6.7); then the harness cancels the session.
+    Given the model hangs on request 1 while a second frontend connection decides two plan items and answers two calls the session never had, then decides one more alone and answers one more alone, and the harness then cancels the session
     When the session runs
     Then each decision and answer about what was never pending was rejected as an invalid client event, one outcome each, in the order sent
 

@@ -18,26 +18,35 @@ import (
 // are pending, so a kernel that answers only the first of a batch when
 // nothing is pending passed.
 
-// neverPending are the items and calls the second connection names.
-var neverPending = struct{ items, calls []string }{[]string{"never-item-1", "never-item-2"}, []string{"never-call-1", "never-call-2"}}
+// neverPending are the frontend/decide batches the second connection
+// sends, in order: decisions and answers together, decisions alone (no
+// interactive_responses), answers alone (decisions null, which the schema
+// allows). Each gets outcomes for what it sent and nothing else.
+var neverPending = []struct{ items, calls []string }{
+	{[]string{"never-item-1", "never-item-2"}, []string{"never-call-1", "never-call-2"}},
+	{[]string{"never-item-3"}, nil},
+	{nil, []string{"never-call-3"}},
+}
 
 func init() {
 	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
-		sc.Step(stepRE(`^the model hangs on request 1 while a second frontend connection decides two plan items and answers two calls the session never had, and the harness then cancels the session$`), s.decideNeverPending)
+		sc.Step(stepRE(`^the model hangs on request 1 while a second frontend connection decides two plan items and answers two calls the session never had, then decides one more alone and answers one more alone, and the harness then cancels the session$`), s.decideNeverPending)
 		sc.Step(stepRE(`^each decision and answer about what was never pending was rejected as an invalid client event, one outcome each, in the order sent$`), s.proves(s.neverPendingRejected, "PA-16"))
 	})
 }
 
 func (s *Scenario) decideNeverPending() error {
 	return s.hangThen(1, func(k *driver.Kernel, cc wire.CallContext) {
-		p := wire.FrontendDecideParams{SessionID: cc.SessionID, Connection: secondConnection, Decisions: []wire.PlanDecision{}}
-		for i, id := range neverPending.items {
-			p.Decisions = append(p.Decisions, wire.PlanDecision{PlanItemID: id, Decision: []string{wire.DecisionAllow, wire.DecisionDeny}[i%2]})
+		for _, b := range neverPending {
+			p := wire.FrontendDecideParams{SessionID: cc.SessionID, Connection: secondConnection}
+			for i, id := range b.items {
+				p.Decisions = append(p.Decisions, wire.PlanDecision{PlanItemID: id, Decision: []string{wire.DecisionAllow, wire.DecisionDeny}[i%2]})
+			}
+			for _, id := range b.calls {
+				p.InteractiveResponses = append(p.InteractiveResponses, wire.InteractiveResponse{CallID: id, Response: "yes"})
+			}
+			<-s.World.SendDecideParams(cc, p)
 		}
-		for _, id := range neverPending.calls {
-			p.InteractiveResponses = append(p.InteractiveResponses, wire.InteractiveResponse{CallID: id, Response: "yes"})
-		}
-		<-s.World.SendDecideParams(cc, p)
 		_ = k.Cancel(context.Background(), cc.SessionID)
 	})
 }
@@ -62,10 +71,22 @@ func (s *Scenario) neverPendingRejected() error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
-	for _, r := range s.World.Frontend.Decisions(s.env.Scale(decideWait)) {
-		if len(r.Params.Decisions) == 0 || r.Params.Decisions[0].PlanItemID != neverPending.items[0] {
-			continue
+	sent := s.World.Frontend.Decisions(s.env.Scale(decideWait))
+	for _, b := range neverPending {
+		i := slices.IndexFunc(sent, func(r fakes.SentDecide) bool {
+			var ids []string
+			for _, d := range r.Params.Decisions {
+				ids = append(ids, d.PlanItemID)
+			}
+			for _, a := range r.Params.InteractiveResponses {
+				ids = append(ids, a.CallID)
+			}
+			return slices.Equal(ids, append(slices.Clone(b.items), b.calls...))
+		})
+		if i < 0 {
+			return notReached("the second frontend connection never sent its decisions: the kernel never asked the model (the harness sends them while model request 1 hangs)")
 		}
+		r := sent[i]
 		if err := decideAnswered(r, "items that were never pending"); err != nil {
 			return err
 		}
@@ -82,10 +103,9 @@ func (s *Scenario) neverPendingRejected() error {
 			}
 			calls = append(calls, o.CallID)
 		}
-		if !slices.Equal(items, neverPending.items) || !slices.Equal(calls, neverPending.calls) {
-			return fmt.Errorf("frontend/decide (#%d) decided items %v and answered calls %v, none of them pending; the kernel's outcomes name items %v and calls %v: one outcome each, in the order sent, is due", r.Seq, neverPending.items, neverPending.calls, items, calls)
+		if !slices.Equal(items, b.items) || !slices.Equal(calls, b.calls) {
+			return fmt.Errorf("frontend/decide (#%d) decided items %v and answered calls %v, none of them pending; the kernel's outcomes name items %v and calls %v: one outcome each, in the order sent, and none for what was not sent, is due", r.Seq, b.items, b.calls, items, calls)
 		}
-		return nil
 	}
-	return notReached("the second frontend connection never sent its decisions: the kernel never asked the model (the harness sends them while model request 1 hangs)")
+	return nil
 }
