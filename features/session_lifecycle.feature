@@ -70,7 +70,9 @@ Feature: Session lifecycle
     id never run -32005 (§6.5; an ended session is either, as a kernel
     keeps or forgets it); frontend/decide of an ended or never-run session
     -32005 (§6.7); memory/write to a session that is not deterministic-first
-    -32602, to an id never run -32005 (§17.5). A wrong answer, or a kernel that stays, is a protocol
+    -32602, to an id never run -32005 (§17.5); a $/cancelRequest naming
+    no request of the harness is ignored, never answered (§2,
+    Cancellation). A wrong answer, or a kernel that stays, is a protocol
     error.
     Given the model answers request 1 with call search(query "go")
     And the model hangs on request 2 while the harness cancels the session, noting the answer
@@ -94,6 +96,7 @@ Feature: Session lifecycle
     And the kernel answers memory/write to the ended session with -32602
     And the kernel answers memory/write to a session id it never ran with -32005
     And the kernel answers session/cancel of a session id it never ran with -32005
+    And the kernel ignores a $/cancelRequest naming a request id the harness never sent, and answers session/cancel of a session id it never ran with -32005 after it
     And the kernel exits within 5 seconds once its input ends
 
   @TA-18 @must

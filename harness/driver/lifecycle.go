@@ -22,6 +22,11 @@ func (k *Kernel) Request(ctx context.Context, method string, params any) (json.R
 	return k.rpc.CallRaw(ctx, method, params)
 }
 
+// Notify sends a notification, as the harness's own $/cancelRequest does.
+func (k *Kernel) Notify(method string, params any) error {
+	return k.rpc.Notify(method, params)
+}
+
 // ShutdownAnswer sends shutdown with params null, which PROTOCOL.md §6.6
 // allows beside {} (the harness's own shutdowns send {}: a kernel that
 // takes only {} is seen here), without closing the kernel's input, and

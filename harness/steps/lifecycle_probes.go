@@ -47,12 +47,38 @@ func init() {
 			return s.lcProbeCodes(ctx, wire.MethodMemoryWrite, wire.MemoryWriteParams{SessionID: id, CallID: "conform-no-such-call", Values: map[string]json.RawMessage{"k": json.RawMessage(`"v"`)}},
 				"memory/write to "+what, "§17.5", code)
 		})
+		sc.Step(stepRE(`^the kernel ignores a \$/cancelRequest naming a request id the harness never sent, and answers session/cancel of a session id it never ran with (-\d+) after it$`), s.lcIgnoresCancelRequest)
 		sc.Step(stepRE(`^the kernel answers frontend/decide of (the ended session|a session id it never ran) with (-\d+)$`), func(ctx context.Context, which string, code int) error {
 			id, what := s.lcProbeSession(which)
 			return s.lcProbeCodes(ctx, wire.MethodFrontendDecide, wire.FrontendDecideParams{SessionID: id, Connection: "second"},
 				"frontend/decide of "+what, "§6.7", code)
 		})
 	})
+}
+
+// lcIgnoresCancelRequest sends a $/cancelRequest for an id the harness
+// never used: a notification gets no answer, and one for an unknown id is
+// ignored (PROTOCOL.md §2 Cancellation). The request sent after it is
+// answered after the kernel read it, so anything the kernel wrote about
+// the notification has been read by then: a response to no request is a
+// protocol violation of the connection.
+func (s *Scenario) lcIgnoresCancelRequest(ctx context.Context, code int) error {
+	k, err := s.lcKernel()
+	if err != nil {
+		return err
+	}
+	before := len(k.Faults())
+	if err := k.Notify(wire.NotifyCancelRequest, map[string]any{"id": 987654321}); err != nil {
+		return s.protocolFault("the harness could not send $/cancelRequest: %v", err)
+	}
+	id, what := s.lcProbeSession("a session id it never ran")
+	if err := s.lcProbeCodes(ctx, wire.MethodSessionCancel, wire.CancelParams{SessionID: id}, "session/cancel of "+what+", sent after a $/cancelRequest naming no request of the harness,", "§6.3", code); err != nil {
+		return err
+	}
+	if f := k.Faults(); len(f) > before {
+		return s.protocolFault("after a $/cancelRequest for id 987654321, which the harness never sent, the kernel wrote: %s; PROTOCOL.md §2: a notification is never answered, and one naming an unknown id is ignored", strings.Join(f[before:], "; "))
+	}
+	return nil
 }
 
 // longMessageBytes is three 64 KiB pipe buffers: the size of a message no
