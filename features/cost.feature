@@ -15,16 +15,21 @@ Feature: Cost accounting
 
   @TA-06 @must
   Scenario: every usage event is priced from the declared pricing and the costs are summed
+    Each cost report names the model whose reply it priced. The second
+    usage event reports 0 output tokens, which count 0 in the session
+    result's total_output_tokens.
     Given the model's prices per million tokens are: input $3, output $15, cache read $0.30 and cache write $3.75
     And the model answers request 1 with call lookup(id "a")
     And model request 1 reports usage of 1200 input, 340 output and 75 reasoning tokens
     And the model answers request 2 with call lookup(id "b")
-    And model request 2 reports usage of 5000 input, 20 output, 4000 cache read and 1000 cache write tokens
+    And model request 2 reports usage of 5000 input, 0 output, 4000 cache read and 1000 cache write tokens
     And the model answers request 3 with text "Done."
     And model request 3 reports usage of 777 input and 99 output tokens
     When the session runs
     Then every cost report matches the declared pricing
+    And every cost report names the model whose reply it priced
     And the reported costs add up to the session's total cost
+    And the session result's totals are the sums of its usage events and of its cost reports
     And the post-model-response payloads carried the cost of each reply
 
   @TA-23 @must
@@ -78,6 +83,16 @@ Feature: Cost accounting
     When the session runs
     Then the kernel reported a cost of $6 for model request 1
 
+  @TA-24 @must
+  Scenario: a counter whose rate is $0 adds nothing
+    A declared rate of $0 is a price like any other: its 500,000 cache-read
+    tokens cost $0, the other four terms are charged as usual.
+    Given the model's prices per million tokens are: input $3, output $15, cache read $0 and cache write $3.75
+    And the model answers request 1 with text "Read from the cache."
+    And model request 1 reports usage of 1000000 input, 200000 output, 500000 cache read, 100000 cache write and 50000 reasoning tokens
+    When the session runs
+    Then the kernel reported a cost of $7.125 for model request 1
+
   @TA-25 @must
   Scenario: 199,999 and 200,000 input tokens fall in different tiers
     Given the model's price tiers are:
@@ -91,6 +106,23 @@ Feature: Cost accounting
     When the session runs
     Then the kernel reported a cost of $0.201999 for model request 1
     And the kernel reported a cost of $0.404 for model request 2
+    And every cost report matches the declared pricing
+
+  @TA-25 @must
+  Scenario: 0 and 1 input tokens fall in different tiers
+    The lowest input-token boundary there can be: the first tier holds only
+    the usage events of 0 input tokens.
+    Given the model's price tiers are:
+      | input tokens from | input tokens until | input | output |
+      |                   | 1                  | 1     | 2      |
+      | 1                 |                    | 2     | 4      |
+    And the model answers request 1 with call lookup(id "a")
+    And model request 1 reports usage of 0 input and 1000 output tokens
+    And the model answers request 2 with text "Done."
+    And model request 2 reports usage of 1 input and 1000 output tokens
+    When the session runs
+    Then the kernel reported a cost of $0.002 for model request 1
+    And the kernel reported a cost of $0.004002 for model request 2
     And every cost report matches the declared pricing
 
   @TA-25 @must
