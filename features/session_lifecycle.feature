@@ -122,3 +122,17 @@ Feature: Session lifecycle
     When 1 session runs on one kernel until the harness closes its input while each waits in a model call
     Then "session-start" was dispatched exactly once, before the first context assemble
     And the kernel exited within 5 seconds of the end of its input
+
+  @TA-18 @must
+  Scenario: the end of its input ends the kernel, even while a session waits on a hook subscriber with a long timeout
+    The subscriber hangs and has a timeout of its own of 60 s, so the
+    kernel is waiting on a call and holds a timer for it when the harness
+    goes. End-of-file still ends the kernel at once (PROTOCOL.md §2, End of
+    the connection): a kernel that stays until its timer fires, or for
+    good, has a protocol error.
+    Given these hook subscribers at "pre-model-call", in this order:
+      | subscriber | mode    | behaviour | timeout ms |
+      | W          | observe | hangs     | 60000      |
+    When 1 session runs on one kernel until the harness closes its input while each waits on the hook subscriber "W"
+    Then "session-start" was dispatched exactly once, before the first context assemble
+    And the kernel exited within 5 seconds of the end of its input

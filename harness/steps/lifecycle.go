@@ -75,8 +75,8 @@ func init() {
 			s.World.Model.On(n, fakes.Reply{Hang: true})
 			return nil
 		})
-		sc.Step(stepRE(`^(\d+) sessions? runs? on one kernel until the harness (shuts it down|closes its input) while each waits in a model call$`), func(ctx context.Context, n int, how string) error {
-			return s.lcEndWhileRunning(ctx, lc, n, how == "closes its input")
+		sc.Step(stepRE(`^(\d+) sessions? runs? on one kernel until the harness (shuts it down|closes its input) while each waits (?:in a model call|on the hook subscriber "([^"]+)")$`), func(ctx context.Context, n int, how, hook string) error {
+			return s.lcEndWhileRunning(ctx, lc, n, how == "closes its input", hook)
 		})
 
 		// Checks (TA-18).
@@ -286,10 +286,11 @@ func (s *Scenario) lcExitedAtEOF(lc *lcState) error {
 }
 
 // lcEndWhileRunning runs n root sessions on a kernel of its own; when each
-// waits in a model call, the harness sends shutdown and watches the kernel
-// answer it and exit, its input left open; or (eof) closes the kernel's
-// input and watches it exit.
-func (s *Scenario) lcEndWhileRunning(ctx context.Context, lc *lcState, n int, eof bool) error {
+// waits in a model call (or, hook named, in its call to that subscriber),
+// the harness sends shutdown and watches the kernel answer it and exit,
+// its input left open; or (eof) closes the kernel's input and watches it
+// exit.
+func (s *Scenario) lcEndWhileRunning(ctx context.Context, lc *lcState, n int, eof bool, hook string) error {
 	if s.ran {
 		return scenarioDefect("the scenario runs its sessions twice")
 	}
@@ -300,7 +301,25 @@ func (s *Scenario) lcEndWhileRunning(ctx context.Context, lc *lcState, n int, eo
 		return err
 	}
 	hung := make(chan string, n)
-	s.World.Model.OnHang = func(session string) { hung <- session }
+	if hook == "" {
+		s.World.Model.OnHang = func(session string) { hung <- session }
+	} else {
+		b := s.World.Hooks.Get(hook)
+		if b.Action != fakes.HookHang {
+			return scenarioDefect("the sessions wait on %q, which does not hang", hook)
+		}
+		var mu sync.Mutex
+		seen := map[string]bool{}
+		b.OnCall = func(p wire.HookDispatchParams) {
+			mu.Lock()
+			defer mu.Unlock()
+			if id := p.CallContext.SessionID; !seen[id] {
+				seen[id] = true
+				hung <- id
+			}
+		}
+		s.World.Hooks.Set(hook, b)
+	}
 	lc.sessions = make([]string, n)
 	lc.results = make([]wire.RunSessionResult, n)
 	lc.runErrs = make([]error, n)
@@ -328,7 +347,7 @@ func (s *Scenario) lcEndWhileRunning(ctx context.Context, lc *lcState, n int, eo
 		case <-deadline.C:
 			s.lcDiscard(k, false)
 			wg.Wait()
-			return s.protocolFault("only %d of %d sessions reached their held model request within %v", len(waiting), n, timeout)
+			return s.protocolFault("only %d of %d sessions reached the call the harness holds within %v", len(waiting), n, timeout)
 		}
 	}
 	if eof {
