@@ -22,6 +22,16 @@ func (k *Kernel) Request(ctx context.Context, method string, params any) (json.R
 	return k.rpc.CallRaw(ctx, method, params)
 }
 
+// newlinePause is how long a request's line waits for its newline in
+// RequestNewlineApart: long enough for a kernel to read the line alone.
+const newlinePause = 50 * time.Millisecond
+
+// RequestNewlineApart sends a request like Request, its newline in a write
+// of its own newlinePause after the rest of the line.
+func (k *Kernel) RequestNewlineApart(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return k.rpc.CallNewlineApart(ctx, method, params, newlinePause)
+}
+
 // Notify sends a notification, as the harness's own $/cancelRequest does.
 func (k *Kernel) Notify(method string, params any) error {
 	return k.rpc.Notify(method, params)

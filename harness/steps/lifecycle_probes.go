@@ -47,6 +47,17 @@ func init() {
 			return s.lcProbeCodes(ctx, wire.MethodMemoryWrite, wire.MemoryWriteParams{SessionID: id, CallID: "conform-no-such-call", Values: map[string]json.RawMessage{"k": json.RawMessage(`"v"`)}},
 				"memory/write to "+what, "§17.5", code)
 		})
+		sc.Step(stepRE(`^the kernel answers session/cancel of a session id it never ran with (-\d+) when the request's newline comes in a write of its own$`), func(ctx context.Context, code int) error {
+			k, err := s.lcKernel()
+			if err != nil {
+				return err
+			}
+			id, what := s.lcProbeSession("a session id it never ran")
+			cctx, cancel := context.WithTimeout(ctx, s.env.Scale(lcProbe))
+			defer cancel()
+			raw, err := k.RequestNewlineApart(cctx, wire.MethodSessionCancel, wire.CancelParams{SessionID: id})
+			return s.wantError("session/cancel of "+what+", its line's newline written apart (§2: a line may arrive in any pieces),", "§6.3", raw, err, code)
+		})
 		sc.Step(stepRE(`^the kernel ignores a \$/cancelRequest naming a request id the harness never sent, and answers session/cancel of a session id it never ran with (-\d+) after it$`), s.lcIgnoresCancelRequest)
 		sc.Step(stepRE(`^the kernel answers frontend/decide of (the ended session|a session id it never ran) with (-\d+)$`), func(ctx context.Context, which string, code int) error {
 			id, what := s.lcProbeSession(which)

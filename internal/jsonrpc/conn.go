@@ -328,6 +328,52 @@ func (c *Conn) CallWithNext(method string, params any) (answer func(context.Cont
 	return func(ctx context.Context) (json.RawMessage, error) { return c.await(ctx, id, p) }, nil
 }
 
+// CallNewlineApart sends a request whose line ends in a write of its own,
+// pause after the rest of it: PROTOCOL.md §2 lets a line arrive in any
+// pieces, and a reader that takes a read starting with the newline for the
+// start of the next line loses the request. No other message is written
+// in between. Whether the peer reads the two writes apart is up to its
+// scheduler, so a correct peer's answer never depends on it.
+func (c *Conn) CallNewlineApart(ctx context.Context, method string, params any, pause time.Duration) (json.RawMessage, error) {
+	id, p, msg, err := c.register(method, params)
+	if err != nil {
+		return nil, err
+	}
+	b, err := encode(msg)
+	if err == nil {
+		err = c.writeApart(b, pause)
+	}
+	if err != nil {
+		c.forget(id)
+		return nil, err
+	}
+	return c.await(ctx, id, p)
+}
+
+func (c *Conn) writeApart(b []byte, pause time.Duration) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	select {
+	case <-c.done:
+		return ErrClosed
+	default:
+	}
+	if _, err := c.w.Write(b); err != nil {
+		return err
+	}
+	t := time.NewTimer(pause)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-c.done:
+		return ErrClosed
+	}
+	nl := append([]byte{'\n'}, c.rider...)
+	c.rider = nil
+	_, err := c.w.Write(nl)
+	return err
+}
+
 func (c *Conn) register(method string, params any) (json.RawMessage, *pending, wireMsg, error) {
 	pb, err := json.Marshal(params)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 	"testing"
+	"time"
 )
 
 // writes records every Write a Conn makes, as the peer's reads would see
@@ -69,5 +70,34 @@ func TestCallWithNextRidesTheNextWrite(t *testing.T) {
 	lines := bytes.Split(bytes.TrimSpace(rec.all[0]), []byte("\n"))
 	if len(lines) != 2 || !bytes.Contains(lines[0], []byte(`"first"`)) || !bytes.Contains(lines[1], []byte(`"second"`)) {
 		t.Fatalf("the write holds %q, want the notification's line then the request's", rec.all[0])
+	}
+}
+
+// CallNewlineApart writes the line and its newline in two writes, and the
+// peer still reads one request and answers it.
+func TestCallNewlineApart(t *testing.T) {
+	ar, bw := io.Pipe()
+	br, aw := io.Pipe()
+	rec := &writes{w: aw}
+	a := New(ar, rec, pipeEnd{ar, aw}, func(context.Context, *Request) (any, error) { return nil, nil }, Options{})
+	b := New(br, bw, pipeEnd{br, bw}, func(_ context.Context, r *Request) (any, error) {
+		return map[string]string{"seen": r.Method}, nil
+	}, Options{})
+	a.Start()
+	b.Start()
+	t.Cleanup(func() { a.Close(); b.Close(); waitClosed(t, a, "a"); waitClosed(t, b, "b") })
+
+	raw, err := a.CallNewlineApart(context.Background(), "apart", nil, time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res map[string]string
+	if err := json.Unmarshal(raw, &res); err != nil || res["seen"] != "apart" {
+		t.Fatalf("answer %s (%v), want the peer's answer to \"apart\"", raw, err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if n := len(rec.all); n != 2 || string(rec.all[1]) != "\n" || bytes.Contains(rec.all[0], []byte("\n")) {
+		t.Fatalf("writes %q, want the line then its newline alone", rec.all)
 	}
 }
