@@ -73,7 +73,8 @@ Feature: Session lifecycle
     -32602, to an id never run -32005 (§17.5); a $/cancelRequest naming
     no request of the harness is ignored, never answered (§2,
     Cancellation); a request is read whatever pieces its line comes in,
-    its newline in a write of its own included (§2). A wrong answer, or a
+    its newline in a write of its own included, and a line of 8 MiB,
+    newline excluded, is read like any other (§2). A wrong answer, or a
     kernel that stays, is a protocol error.
     Given the model answers request 1 with call search(query "go")
     And the model hangs on request 2 while the harness cancels the session, noting the answer
@@ -99,6 +100,7 @@ Feature: Session lifecycle
     And the kernel answers session/cancel of a session id it never ran with -32005
     And the kernel ignores a $/cancelRequest naming a request id the harness never sent, and answers session/cancel of a session id it never ran with -32005 after it
     And the kernel answers session/cancel of a session id it never ran with -32005 when the request's newline comes in a write of its own
+    And the kernel answers session/continue of a session id it never ran with -32005 when the request's line is 8 MiB long, the most a line may be
     And the kernel exits within 5 seconds once its input ends
 
   @TA-18 @must

@@ -32,6 +32,12 @@ func (k *Kernel) RequestNewlineApart(ctx context.Context, method string, params 
 	return k.rpc.CallNewlineApart(ctx, method, params, newlinePause)
 }
 
+// RequestLineOf sends a request like Request whose line is exactly size
+// bytes long, newline excluded; params(n) grows the params' encoding by n.
+func (k *Kernel) RequestLineOf(ctx context.Context, method string, params func(n int) any, size int) (json.RawMessage, error) {
+	return k.rpc.CallLineOf(ctx, method, params, size)
+}
+
 // Notify sends a notification, as the harness's own $/cancelRequest does.
 func (k *Kernel) Notify(method string, params any) error {
 	return k.rpc.Notify(method, params)

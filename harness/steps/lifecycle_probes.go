@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentconform/conform/harness/driver"
+	"github.com/agentconform/conform/internal/jsonrpc"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -47,6 +49,7 @@ func init() {
 			return s.lcProbeCodes(ctx, wire.MethodMemoryWrite, wire.MemoryWriteParams{SessionID: id, CallID: "conform-no-such-call", Values: map[string]json.RawMessage{"k": json.RawMessage(`"v"`)}},
 				"memory/write to "+what, "§17.5", code)
 		})
+		sc.Step(stepRE(`^the kernel answers session/continue of a session id it never ran with (-\d+) when the request's line is 8 MiB long, the most a line may be$`), s.lcLongestLine)
 		sc.Step(stepRE(`^the kernel answers session/cancel of a session id it never ran with (-\d+) when the request's newline comes in a write of its own$`), func(ctx context.Context, code int) error {
 			k, err := s.lcKernel()
 			if err != nil {
@@ -91,6 +94,27 @@ func (s *Scenario) lcIgnoresCancelRequest(ctx context.Context, code int) error {
 	}
 	return nil
 }
+
+// lcLongestLine sends a request whose line is 8 MiB long, newline
+// excluded: the longest PROTOCOL.md §2 allows, which a kernel must read
+// like any other. The bound is a failure detector (the line is read and
+// parsed once), not a speed requirement.
+func (s *Scenario) lcLongestLine(ctx context.Context, code int) error {
+	k, err := s.lcKernel()
+	if err != nil {
+		return err
+	}
+	id, what := s.lcProbeSession("a session id it never ran")
+	cctx, cancel := context.WithTimeout(ctx, s.env.Scale(lcLongLine))
+	defer cancel()
+	raw, err := k.RequestLineOf(cctx, wire.MethodSessionContinue, func(n int) any {
+		return wire.ContinueParams{SessionID: id, Message: strings.Repeat("x", n)}
+	}, jsonrpc.DefaultMaxLine)
+	return s.wantError(fmt.Sprintf("session/continue of %s, its line %d bytes long (the most §2 allows),", what, jsonrpc.DefaultMaxLine), "§6.5", raw, err, code)
+}
+
+// lcLongLine bounds the answer to an 8 MiB line.
+const lcLongLine = 30 * time.Second
 
 // longMessageBytes is three 64 KiB pipe buffers: the size of a message no
 // kernel reads in one piece.

@@ -350,6 +350,34 @@ func (c *Conn) CallNewlineApart(ctx context.Context, method string, params any, 
 	return c.await(ctx, id, p)
 }
 
+// CallLineOf sends a request whose line is exactly size bytes long,
+// newline excluded: params(n) is the request's params grown by n bytes of
+// encoding over params(0). A harness that sends the longest line PROTOCOL.md
+// §2 allows sees whether the peer takes it.
+func (c *Conn) CallLineOf(ctx context.Context, method string, params func(n int) any, size int) (json.RawMessage, error) {
+	id, p, msg, err := c.register(method, params(0))
+	if err != nil {
+		return nil, err
+	}
+	b, err := encode(msg)
+	if err == nil {
+		msg.Params, err = json.Marshal(params(size - len(b)))
+	}
+	if err == nil {
+		if b, err = encode(msg); err == nil && len(b) != size {
+			err = fmt.Errorf("jsonrpc: a line of %d bytes was asked for, the params made one of %d", size, len(b))
+		}
+	}
+	if err == nil {
+		err = c.write(msg)
+	}
+	if err != nil {
+		c.forget(id)
+		return nil, err
+	}
+	return c.await(ctx, id, p)
+}
+
 func (c *Conn) writeApart(b []byte, pause time.Duration) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()

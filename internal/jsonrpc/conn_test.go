@@ -566,9 +566,10 @@ func TestLineTooLong(t *testing.T) {
 	t.Run("option", func(t *testing.T) {
 		v := newViolations()
 		c, p := newRaw(t, echo, Options{MaxLine: 1000, OnViolation: v.on})
-		// A line of exactly MaxLine bytes, newline included, is fine.
+		// A line of exactly MaxLine bytes, newline excluded, is fine
+		// (PROTOCOL.md §2); one byte more is not.
 		msg := `{"jsonrpc":"2.0","id":"fits","method":"ping"}`
-		p.send(msg + strings.Repeat(" ", 1000-len(msg)-1))
+		p.send(msg + strings.Repeat(" ", 1000-len(msg)))
 		if r := p.next(); string(r.ID) != `"fits"` {
 			t.Fatalf("answer to a line at the limit: %+v", r)
 		}
@@ -579,6 +580,13 @@ func TestLineTooLong(t *testing.T) {
 		// or a newline arrives, so write well past both.
 		go func() { _, _ = io.WriteString(p.w, strings.Repeat("x", 100_000)) }()
 		expectBroken(t, c, v, callErr, "line longer than 1000 bytes")
+	})
+	t.Run("one over", func(t *testing.T) {
+		v := newViolations()
+		c, p := newRaw(t, echo, Options{MaxLine: 1000, OnViolation: v.on})
+		msg := `{"jsonrpc":"2.0","id":"over","method":"ping"}`
+		go func() { _, _ = io.WriteString(p.w, msg+strings.Repeat(" ", 1001-len(msg))+"\n") }()
+		expectBroken(t, c, v, nil, "line longer than 1000 bytes")
 	})
 	t.Run("default", func(t *testing.T) {
 		v := newViolations()

@@ -18,7 +18,11 @@ func (c *Conn) readLine() ([]byte, error) {
 	var buf []byte
 	for {
 		frag, err := c.r.ReadSlice('\n')
-		if len(buf)+len(frag) > c.opt.MaxLine {
+		n := len(buf) + len(frag)
+		if err == nil {
+			n-- // the newline ends the line and is not part of it (PROTOCOL.md §2)
+		}
+		if n > c.opt.MaxLine {
 			return nil, c.violation(fmt.Sprintf("line longer than %d bytes", c.opt.MaxLine), frag[:min(len(frag), 80)])
 		}
 		buf = append(buf, frag...)

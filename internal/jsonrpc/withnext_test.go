@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -99,5 +100,34 @@ func TestCallNewlineApart(t *testing.T) {
 	defer rec.mu.Unlock()
 	if n := len(rec.all); n != 2 || string(rec.all[1]) != "\n" || bytes.Contains(rec.all[0], []byte("\n")) {
 		t.Fatalf("writes %q, want the line then its newline alone", rec.all)
+	}
+}
+
+// CallLineOf writes a line of exactly the size asked for, newline
+// excluded, and the longest line PROTOCOL.md §2 allows is read.
+func TestCallLineOfTheLongestLine(t *testing.T) {
+	ar, bw := io.Pipe()
+	br, aw := io.Pipe()
+	rec := &writes{w: aw}
+	a := New(ar, rec, pipeEnd{ar, aw}, func(context.Context, *Request) (any, error) { return nil, nil }, Options{})
+	b := New(br, bw, pipeEnd{br, bw}, func(_ context.Context, r *Request) (any, error) {
+		return map[string]int{"params": len(r.Params)}, nil
+	}, Options{})
+	a.Start()
+	b.Start()
+	t.Cleanup(func() { a.Close(); b.Close(); waitClosed(t, a, "a"); waitClosed(t, b, "b") })
+
+	pad := func(n int) any { return map[string]string{"fill": strings.Repeat("x", n)} }
+	if _, err := a.CallLineOf(context.Background(), "long", pad, DefaultMaxLine); err != nil {
+		t.Fatalf("a line of %d bytes: %v", DefaultMaxLine, err)
+	}
+	rec.mu.Lock()
+	var n int
+	for _, w := range rec.all {
+		n += len(w)
+	}
+	rec.mu.Unlock()
+	if n != DefaultMaxLine+1 {
+		t.Errorf("wrote %d bytes, want a line of %d and its newline", n, DefaultMaxLine)
 	}
 }
