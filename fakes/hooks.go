@@ -52,6 +52,23 @@ const (
 	// HookMalformed answers with a result that fails the hook/dispatch
 	// result schema (a transform outcome without a payload).
 	HookMalformed
+	// HookDenyNoReason: a veto DENY without a reason, which is optional
+	// (PROTOCOL.md §7.2 result table).
+	HookDenyNoReason
+	// HookWrongOutcomeAllow answers with an outcome that does not fit the
+	// mode but carries decision ALLOW: a veto answers ack, an observer or
+	// a transform answers veto. A kernel that reads a veto's decision
+	// without its outcome takes it for an ALLOW.
+	HookWrongOutcomeAllow
+	// HookNullResult answers with the JSON-RPC result null: a result, so
+	// no error, that fails the result schema (not an object).
+	HookNullResult
+	// HookRespellEmpty: a transform echoes the payload unchanged, except
+	// that at pre-model-call each of the optional lists messages and tools
+	// that is empty or absent is spelled the other way: [] or absent
+	// becomes null, null becomes absent. PROTOCOL.md §3 and §9 HookPayload:
+	// for these arrays "null = absent", so the payload is the same.
+	HookRespellEmpty
 )
 
 // HangLimit is how long a HookHang subscriber holds a call the kernel never
@@ -117,8 +134,9 @@ func crashError(msg string) error {
 }
 
 // dispatch answers one hook/dispatch. The answer is a wire.HookDispatchResult
-// except for HookMalformed, whose raw JSON breaks the result schema on
-// purpose (PROTOCOL.md §11).
+// except for HookMalformed and HookNullResult, whose raw JSON breaks the
+// result schema on purpose (PROTOCOL.md §11), and for the echoes of the
+// kernel's own payload (the default transform, HookRespellEmpty).
 //
 // raw is the request's params as the kernel sent them: a transform that
 // changes nothing echoes the kernel's payload value for value, so that an
@@ -196,6 +214,24 @@ func (h *Hooks) dispatch(ctx context.Context, done <-chan struct{}, p wire.HookD
 		return wire.HookDispatchResult{Outcome: wire.OutcomeTransform, Payload: &pl}, nil
 	case HookMalformed:
 		return json.RawMessage(`{"outcome":"transform"}`), nil
+	case HookDenyNoReason:
+		return wire.HookDispatchResult{Outcome: wire.OutcomeVeto, Decision: wire.DecisionDeny}, nil
+	case HookWrongOutcomeAllow:
+		if p.Mode == wire.ModeVeto {
+			return wire.HookDispatchResult{Outcome: wire.OutcomeAck, Decision: wire.DecisionAllow}, nil
+		}
+		return wire.HookDispatchResult{Outcome: wire.OutcomeVeto, Decision: wire.DecisionAllow}, nil
+	case HookNullResult:
+		return json.RawMessage(`null`), nil
+	case HookRespellEmpty:
+		if p.Mode == wire.ModeTransform {
+			if pl, ok := respellEmpty(raw); ok {
+				return struct {
+					Outcome string          `json:"outcome"`
+					Payload json.RawMessage `json:"payload"`
+				}{wire.OutcomeTransform, pl}, nil
+			}
+		}
 	}
 	if p.Mode == wire.ModeTransform {
 		var params struct {
@@ -230,6 +266,41 @@ func reordered(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return b
+}
+
+// respellEmpty is the payload of the request's params raw, value for
+// value as reordered keeps it, with the empty optional lists of a
+// pre-model-call payload (messages, tools: "null = absent", PROTOCOL.md §9
+// HookPayload) spelled the other way: absent or [] becomes null, null
+// becomes absent. Lists of other variants are left as they are: a field of
+// another variant is never set, not even to null. ok is false when raw
+// holds no payload object.
+func respellEmpty(raw json.RawMessage) (json.RawMessage, bool) {
+	var params struct {
+		Payload json.RawMessage `json:"payload"`
+	}
+	if json.Unmarshal(raw, &params) != nil {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(params.Payload))
+	dec.UseNumber()
+	var pl map[string]any
+	if dec.Decode(&pl) != nil || pl == nil {
+		return nil, false
+	}
+	if pl["variant"] == wire.PointPreModelCall {
+		for _, k := range []string{"messages", "tools"} {
+			v, present := pl[k]
+			switch list, _ := v.([]any); {
+			case present && v == nil:
+				delete(pl, k)
+			case !present || (list != nil && len(list) == 0):
+				pl[k] = nil
+			}
+		}
+	}
+	b, err := json.Marshal(pl)
+	return b, err == nil
 }
 
 func defaultAnswer(p wire.HookDispatchParams) wire.HookDispatchResult {

@@ -111,3 +111,75 @@ func TestUnchangedTransformEchoesValues(t *testing.T) {
 		t.Errorf("answer = %s, want %s", b, want)
 	}
 }
+
+// The answers that probe how a kernel reads a result: a DENY without a
+// reason and a wrong outcome carrying ALLOW stay within the result schema
+// (only the outcome is wrong), the null result is a result that fails it.
+func TestAnswersThatProbeTheReading(t *testing.T) {
+	p := samplePayloads()[4]
+	deny := hookResult(t, HookBehavior{Action: HookDenyNoReason}, wire.ModeVeto, p)
+	if string(deny) != `{"outcome":"veto","decision":"DENY"}` {
+		t.Errorf("a DENY without a reason is %s", deny)
+	}
+	if err := wire.Validate(wire.MethodHookDispatch, "result", deny); err != nil {
+		t.Errorf("a DENY without a reason breaks the schema: %v", err)
+	}
+	for mode, want := range map[string]string{
+		wire.ModeVeto:      `{"outcome":"ack","decision":"ALLOW"}`,
+		wire.ModeObserve:   `{"outcome":"veto","decision":"ALLOW"}`,
+		wire.ModeTransform: `{"outcome":"veto","decision":"ALLOW"}`,
+	} {
+		got := hookResult(t, HookBehavior{Action: HookWrongOutcomeAllow}, mode, p)
+		if string(got) != want {
+			t.Errorf("%s subscriber's wrong outcome with ALLOW is %s, want %s", mode, got, want)
+		}
+		if err := wire.Validate(wire.MethodHookDispatch, "result", got); err != nil {
+			t.Errorf("%s subscriber's wrong outcome with ALLOW breaks the schema: %v", mode, err)
+		}
+	}
+	null := hookResult(t, HookBehavior{Action: HookNullResult}, wire.ModeTransform, p)
+	if string(null) != "null" {
+		t.Errorf("the null result is %s", null)
+	}
+	if err := wire.Validate(wire.MethodHookDispatch, "result", null); err == nil {
+		t.Error("a null result passes the result schema")
+	}
+}
+
+// The respelled echo keeps every value and spells the empty lists of a
+// pre-model-call payload the other way, and stays within the schema; other
+// variants are echoed as they are.
+func TestRespelledEchoSpellsEmptyListsTheOtherWay(t *testing.T) {
+	cases := []struct{ payload, want string }{
+		{`{"variant":"pre-model-call","model":"m","messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"tools":[]}`,
+			`{"messages":[{"content":[{"text":"hi","type":"text"}],"role":"user"}],"model":"m","tools":null,"variant":"pre-model-call"}`},
+		{`{"variant":"pre-model-call","model":"m","messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}`,
+			`{"messages":[{"content":[{"text":"hi","type":"text"}],"role":"user"}],"model":"m","tools":null,"variant":"pre-model-call"}`},
+		{`{"variant":"pre-model-call","model":"m","messages":null,"tools":null}`,
+			`{"model":"m","variant":"pre-model-call"}`},
+		{`{"variant":"pre-model-call","model":"m","messages":[],"tools":[{"name":"read","description":"Read"}]}`,
+			`{"messages":null,"model":"m","tools":[{"description":"Read","name":"read"}],"variant":"pre-model-call"}`},
+		{`{"variant":"session-start","session_id":"s","prompt":"p"}`,
+			`{"prompt":"p","session_id":"s","variant":"session-start"}`},
+	}
+	for _, c := range cases {
+		raw := json.RawMessage(`{"subscriber":"X","mode":"transform","point":"pre-model-call","payload":` + c.payload + `}`)
+		var p wire.HookDispatchParams
+		if err := json.Unmarshal(raw, &p); err != nil {
+			t.Fatal(err)
+		}
+		h := newHooks()
+		h.Set("X", HookBehavior{Action: HookRespellEmpty})
+		res, err := h.dispatch(context.Background(), make(chan struct{}), p, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(res)
+		if want := `{"outcome":"transform","payload":` + c.want + `}`; string(b) != want {
+			t.Errorf("echo of %s = %s, want %s", c.payload, b, want)
+		}
+		if err := wire.Validate(wire.MethodHookDispatch, "result", b); err != nil {
+			t.Errorf("echo of %s breaks the schema: %v", c.payload, err)
+		}
+	}
+}

@@ -70,10 +70,11 @@ Feature: Hook subscriber failures
     And the session ended with the status the kernel declares for an aborted transform
 
     Examples:
-      | behaviour | category         |
-      | fails     | TRANSFORM_FAILED |
-      | crashes   | PROCESS_CRASHED  |
-      | hangs     | TIMEOUT          |
+      | behaviour                  | category         |
+      | fails                      | TRANSFORM_FAILED |
+      | crashes                    | PROCESS_CRASHED  |
+      | hangs                      | TIMEOUT          |
+      | answers with a null result | INVALID_RESPONSE |
 
   @HD-03 @HD-14 @must
   Scenario Outline: a failing transform in the middle of a chain at <point> aborts it, and the hook_error names the middle one
@@ -208,6 +209,25 @@ Feature: Hook subscriber failures
     And no hook_error event was reported
     And the model was asked 2 times
 
+  @HD-09 @must
+  Scenario: an unchanged payload whose echo spells its empty lists another way is accepted
+    PROTOCOL.md §3 and §9 HookPayload: every array may be null, and for the
+    lists messages and tools of a pre-model-call payload null means absent.
+    No tool is offered, so the payload has no tools; "T" answers with the
+    payload unchanged, its empty or absent lists spelled null, a null one
+    left out (as a Go nil slice or a dropped field spells them). This is the
+    payload the kernel sent (HD-09: an unchanged payload is accepted): the
+    kernel reports no hook_error and sends the model the messages.
+    Given these hook subscribers at "pre-model-call", in this order:
+      | subscriber | mode      | behaviour                                                           |
+      | T          | transform | answers the payload unchanged, spelling its empty lists another way |
+      | O          | observe   |                                                                     |
+    And the model answers request 1 with text "Finished."
+    When the session runs
+    Then the session ends with status "completed"
+    And the kernel took the echo of "T" for the unchanged payload and sent the model its messages
+    And no hook_error event was reported
+
   @HD-04 @HD-14 @must
   Scenario Outline: a failing veto counts as a deny (the veto <behaviour>)
     Given a resource tool "write" from provider "fs"
@@ -225,10 +245,11 @@ Feature: Hook subscriber failures
     And the session ends with status "completed"
 
     Examples:
-      | behaviour | category        |
-      | fails     | VETO_FAILED     |
-      | crashes   | PROCESS_CRASHED |
-      | hangs     | TIMEOUT         |
+      | behaviour                  | category         |
+      | fails                      | VETO_FAILED      |
+      | crashes                    | PROCESS_CRASHED  |
+      | hangs                      | TIMEOUT          |
+      | answers with a null result | INVALID_RESPONSE |
 
   @HD-10 @HD-14 @must
   Scenario Outline: a veto's unfit answer is an INVALID_RESPONSE and counts as a deny (the veto <behaviour>)
@@ -247,7 +268,8 @@ Feature: Hook subscriber failures
     And the session ends with status "completed"
 
     Examples:
-      | behaviour                                          |
-      | answers UNSPECIFIED                                |
-      | answers with an outcome that does not fit its mode |
-      | answers with a malformed result                    |
+      | behaviour                                                |
+      | answers UNSPECIFIED                                      |
+      | answers with an outcome that does not fit its mode       |
+      | answers ALLOW with an outcome that does not fit its mode |
+      | answers with a malformed result                          |

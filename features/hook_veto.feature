@@ -25,6 +25,34 @@ Feature: Veto subscribers and the kernel's own policy
     And no tool/invoke of "write" reached the harness
     And model request 2 carried a denial result for every "write" call
 
+  @HD-11 @HD-14 @must
+  Scenario Outline: a veto's DENY is its answer, not its failure (the veto <behaviour>)
+    PROTOCOL.md §7.2: a veto is expected to answer ALLOW or DENY, its reason
+    being optional. A DENY, with a reason or without one, ends the chain,
+    denies the call, and is no failure of the subscriber: the hook_error of
+    §8.4 records a subscriber that failed, so none names "V1". The
+    observer "W" really fails at session-start, as a witness: a kernel that
+    records no failure at all shows nothing by its silence.
+    Given a policy rule "allow-write" that allows "write"
+    And an observe subscriber "W" at "session-start" that fails
+    And these hook subscribers at "plan-ready", in this order:
+      | subscriber | mode | behaviour   |
+      | V1         | veto | <behaviour> |
+      | V2         | veto | allows      |
+    And the model answers request 1 with call write(path "a")
+    And the model answers request 2 with text "Finished."
+    When the session runs
+    Then the session ends with status "completed"
+    And hook subscriber "V2" was never dispatched
+    And no tool/invoke of "write" reached the harness
+    And model request 2 carried a denial result for every "write" call
+    And no hook_error event names "V1", whose DENY was its answer and no failure, though the kernel recorded the failure of "W"
+
+    Examples:
+      | behaviour               |
+      | denies                  |
+      | denies without a reason |
+
   @HD-11 @must
   Scenario: at a veto point the kernel declares besides plan-ready, a deny ends the chain and keeps the call from running
     Which points besides plan-ready carry a veto is open (A-20). A kernel

@@ -119,11 +119,15 @@ func ParseHookBehavior(text string) (b fakes.HookBehavior, marker string, err er
 		"": fakes.HookDefault, "answers": fakes.HookDefault, "answers normally": fakes.HookDefault,
 		"allows": fakes.HookAllow, "denies": fakes.HookDeny, "answers UNSPECIFIED": fakes.HookUnspecified,
 		"fails": fakes.HookError, "crashes": fakes.HookCrash, "hangs": fakes.HookHang,
-		"answers with an outcome that does not fit its mode": fakes.HookWrongOutcome,
-		"answers with a malformed result":                    fakes.HookMalformed,
-		"changes the model":                                  fakes.HookChangeModel,
-		"changes one byte of the payload":                    fakes.HookTamper,
-		"answers with the payload of another point":          fakes.HookWrongVariant,
+		"answers with an outcome that does not fit its mode":                  fakes.HookWrongOutcome,
+		"answers with a malformed result":                                     fakes.HookMalformed,
+		"changes the model":                                                   fakes.HookChangeModel,
+		"changes one byte of the payload":                                     fakes.HookTamper,
+		"answers with the payload of another point":                           fakes.HookWrongVariant,
+		"denies without a reason":                                             fakes.HookDenyNoReason,
+		"answers ALLOW with an outcome that does not fit its mode":            fakes.HookWrongOutcomeAllow,
+		"answers with a null result":                                          fakes.HookNullResult,
+		"answers the payload unchanged, spelling its empty lists another way": fakes.HookRespellEmpty,
 	}
 	a, ok := actions[text]
 	if !ok {
