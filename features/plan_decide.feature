@@ -57,6 +57,22 @@ Feature: Decisions and answers from a second frontend connection
     And model request 2 holds "yes, from the second screen" as the result of the call to "confirm"
     And the session ends with status "completed"
 
+  @PA-16 @must
+  Scenario: one frontend/decide answering the same call twice: the first answer stands
+    While the call's request is pending, the second connection answers it
+    twice in one frontend/decide. Only the first answer to a call counts
+    (PROTOCOL.md §6.7): it is the result, and the second is rejected with
+    INVALID_CLIENT_EVENT and its frontend_error event; it never replaces
+    the first.
+    Given an interactive tool "confirm" from provider "ui"
+    And a second frontend connection answers "confirm" with "yes, from the second screen" and "confirm" with "no, changed my mind" in one frontend/decide before the frontend answers "no"
+    And the model answers request 1 with calls confirm(question "Proceed?")
+    And the model answers request 2 with text "Done."
+    When the session runs
+    Then the second frontend connection's first answer to "confirm" was accepted and its second, in the same frontend/decide, rejected as an invalid client event
+    And model request 2 holds "yes, from the second screen" as the result of the call to "confirm"
+    And the session ends with status "completed"
+
   @PA-15 @PA-16 @must
   Scenario: an interactive call whose request failed waits for no answer
     The primary's frontend/interactive fails, so nobody answered the call:

@@ -42,6 +42,7 @@ func init() {
 		sc.Step(stepRE(`^the second frontend connection's decision on "([^"]+)" after the cancellation was rejected$`), s.proves(d.rejectedAfterCancel, "PA-16"))
 		sc.Step(stepRE(`^the second frontend connection's decision on "([^"]+)" was refused with a category of the kernel's own$`), s.proves(d.refusedForContent, "PA-19"))
 		sc.Step(stepRE(`^the second frontend connection's answer to "([^"]+)" was rejected as an invalid client event$`), s.proves(di.rejected, "PA-16"))
+		sc.Step(stepRE(`^the second frontend connection's first answer to "([^"]+)" was accepted and its second, in the same frontend/decide, rejected as an invalid client event$`), s.proves(di.firstOfTwoStands, "PA-16"))
 		sc.Step(stepRE(`^model request (\d+) holds an error result, not an answer, for the call to "([^"]+)"$`), s.proves(d.errorResult, "PA-15"))
 	})
 }
@@ -97,21 +98,45 @@ func (d *decideInteractive) rejected(tool string) error {
 		return err
 	}
 	for _, o := range os {
-		switch {
-		case o.Accepted:
-			return fmt.Errorf("expected the second frontend connection's answer to call %s (%q), sent after the call's frontend/interactive was over, to be rejected with %s; the kernel accepted it",
-				o.CallID, tool, wire.FrontendErrInvalidClientEvent)
-		case o.Category != wire.FrontendErrInvalidClientEvent:
-			return fmt.Errorf("expected the second frontend connection's answer to call %s (%q) to be rejected with category %s, the kernel gave %q (%s)",
-				o.CallID, tool, wire.FrontendErrInvalidClientEvent, o.Category, o.Message)
-		case !d.reported(o.CallID):
-			// PROTOCOL.md §6.7: a rejected answer comes with its
-			// frontend_error event, never dropped without a word.
-			return fmt.Errorf("the kernel rejected the second frontend connection's answer to call %s (%q) but sent no %s event naming connection %q and call_id %s (frontend_error events: %s)",
-				o.CallID, tool, wire.EventFrontendError, secondConnection, o.CallID, (&decideArea{s: d.s}).frontendErrors())
+		if err := d.rejectedOne(o, tool, "sent after the call's frontend/interactive was over"); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// rejectedOne: o is a rejection with INVALID_CLIENT_EVENT, reported by a
+// frontend_error event (PROTOCOL.md §6.7: never dropped without a word).
+func (d *decideInteractive) rejectedOne(o wire.InteractiveOutcome, tool, when string) error {
+	switch {
+	case o.Accepted:
+		return fmt.Errorf("expected the second frontend connection's answer to call %s (%q), %s, to be rejected with %s; the kernel accepted it",
+			o.CallID, tool, when, wire.FrontendErrInvalidClientEvent)
+	case o.Category != wire.FrontendErrInvalidClientEvent:
+		return fmt.Errorf("expected the second frontend connection's answer to call %s (%q) to be rejected with category %s, the kernel gave %q (%s)",
+			o.CallID, tool, wire.FrontendErrInvalidClientEvent, o.Category, o.Message)
+	case !d.reported(o.CallID):
+		return fmt.Errorf("the kernel rejected the second frontend connection's answer to call %s (%q) but sent no %s event naming connection %q and call_id %s (frontend_error events: %s)",
+			o.CallID, tool, wire.EventFrontendError, secondConnection, o.CallID, (&decideArea{s: d.s}).frontendErrors())
+	}
+	return nil
+}
+
+// PA-16: one frontend/decide answering the same waiting call twice. Only
+// the first answer to a call counts (§6.7): it is accepted, and the second,
+// in the same request, comes after it and is rejected like any late one.
+func (d *decideInteractive) firstOfTwoStands(tool string) error {
+	os, err := d.outcomes(tool)
+	if err != nil {
+		return err
+	}
+	if len(os) != 2 || os[0].CallID != os[1].CallID {
+		return fmt.Errorf("expected two outcomes for the second frontend connection's two answers to one call of %q, in one frontend/decide; the kernel's outcomes: %+v", tool, os)
+	}
+	if !os[0].Accepted {
+		return fmt.Errorf("expected the second frontend connection's first answer to call %s (%q), sent while the call waited, to answer it; the kernel rejected it with %q (%s)", os[0].CallID, tool, os[0].Category, os[0].Message)
+	}
+	return d.rejectedOne(os[1], tool, "the second answer to it in the same frontend/decide")
 }
 
 // reported says whether a frontend_error event of the session names the
