@@ -26,6 +26,9 @@ type Mutant struct {
 	// Wire, when set, rewrites what the kernel sends (a kernel that
 	// announces less than the reference does).
 	Wire func(io.Writer) io.Writer
+	// In, when set, rewrites what the kernel reads before it decodes it (a
+	// kernel that reads some answers differently from the reference).
+	In func(io.Reader) io.Reader
 	// Slow judges the mutant with the @slow scenarios too: only they
 	// can kill it.
 	Slow bool
@@ -60,13 +63,16 @@ func all() []Mutant {
 
 // mutantLauncher serves the mutant in-process, over the wire.
 func mutantLauncher(mu Mutant) adapter.Launcher {
-	if mu.Kit == nil && !mu.PerKernel {
+	if mu.Kit == nil && !mu.PerKernel && mu.In == nil {
 		return wiredLauncher(mu.Name, mu.Apply(loop.DefaultParts()), mu.Wire, mu.Options...)
 	}
 	shared := mu.Apply(loop.DefaultParts())
 	return adapter.InProcess{Name: mu.Name, Serve: func(ctx context.Context, in io.Reader, out io.Writer) error {
 		if mu.Wire != nil {
 			out = mu.Wire(out)
+		}
+		if mu.In != nil {
+			in = mu.In(in)
 		}
 		parts := shared
 		if mu.PerKernel {
