@@ -14,7 +14,8 @@ Feature: Folding a model stream into one reply
     input, so a fold that gives every call {} is told from a right one. The
     tool's output is one byte, which is still the calls' result. A third
     call goes to a tool of another provider: each tool/invoke names its own
-    tool's provider. The user's prompt is in the first request.
+    tool's provider. The user's prompt is in the first request, and the
+    tools are offered to the model as the session declares them.
 
     Given a data_source tool "clock" from provider "time" declared safe with no key fields
     And a data_source tool "zone" from provider "geo" declared safe with no key fields
@@ -41,6 +42,7 @@ Feature: Folding a model stream into one reply
     And model request 2 holds the output "7" of the tool "clock" as the result of every call to it
     And model request 1 holds the user's prompt in a user text block
     And every tool/invoke named its tool's provider as declared
+    And every model request offered each of its tools with the name, description and input schema the session declares
 
   @TA-06 @must
   Scenario: the post-model-response payload carries the reply's usage events added up, counter by counter

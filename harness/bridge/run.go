@@ -91,17 +91,14 @@ func (r *run) serve() error {
 	pr := r.k.Profile
 	prefix := pr.toolPrefix()
 	opts := dialect.Options{
-		ToWire: func(n string) (string, bool) {
-			w, ok := pr.sessionTool(n, r.p.Config.Tools)
-			if !ok {
-				r.mu.Lock()
-				if !r.ownTools[n] {
-					r.ownTools[n] = true
-					r.ownOrder = append(r.ownOrder, n)
-				}
-				r.mu.Unlock()
+		ToWire: func(n string) (string, bool) { return pr.sessionTool(n, r.p.Config.Tools) },
+		OwnTool: func(n string) {
+			r.mu.Lock()
+			if !r.ownTools[n] {
+				r.ownTools[n] = true
+				r.ownOrder = append(r.ownOrder, n)
 			}
-			return w, ok
+			r.mu.Unlock()
 		},
 		ToAgent:   func(n string) string { return prefix + n },
 		Intercept: r.intercept,

@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,12 +13,18 @@ import (
 // the variant of its point, PROTOCOL.md §9 HookPayload): the call of
 // pre-tool-call and post-tool-call is the call as the tool was declared
 // (ToolCall: id, name, provider, kind, all required), and the plan of
-// post-apply holds one item per resource call the turn ran.
+// post-apply holds one item per resource call the turn ran. The call's
+// input (ToolCall input: "The arguments") and a plan item's input
+// (PlanItem input: "The call's arguments") are the arguments the model gave
+// the call: a payload that drops or blanks them tells a subscriber nothing
+// of what is about to run.
 
 func init() {
 	areaSteps = append(areaSteps, func(s *Scenario, sc stepper) {
 		sc.Step(stepRE(`^every pre-tool-call and post-tool-call payload named its call's tool, kind and provider as declared$`), s.proves(s.toolCallPayloads, "HD-17"))
 		sc.Step(stepRE(`^every post-apply payload listed a plan item for each resource call its turn ran$`), s.proves(s.postApplyPlans, "HD-17"))
+		sc.Step(stepRE(`^every pre-tool-call and post-tool-call payload carried its call's input as the model gave it$`), s.proves(s.toolCallPayloadInputs, "HD-17"))
+		sc.Step(stepRE(`^every plan item of the plan-ready and post-apply payloads carried its call's input as the model gave it$`), s.proves(s.planItemInputs, "HD-17"))
 	})
 }
 
@@ -116,6 +123,107 @@ func (s *Scenario) postApplyPlans() error {
 	}
 	if seen == 0 {
 		return notReached("no post-apply dispatch reached the harness")
+	}
+	return nil
+}
+
+// callInputs are the arguments each call was given: by the model's reply
+// (absent when its tool_call carried none) and by every tool/invoke of it
+// (a corrected_input replaces the arguments, PROTOCOL.md §7.4, so a payload
+// after the correction may carry those).
+type callInputs struct {
+	model   map[string]json.RawMessage
+	invoked map[string][]json.RawMessage
+}
+
+func (s *Scenario) callInputs() callInputs {
+	in := callInputs{model: map[string]json.RawMessage{}, invoked: map[string][]json.RawMessage{}}
+	for _, e := range s.modelEntries() {
+		for _, c := range replyCalls(e) {
+			in.model[c.ID] = c.Input
+		}
+	}
+	for _, e := range s.requests() {
+		if p, ok := e.Value.(wire.ToolInvokeParams); ok {
+			in.invoked[p.CallID] = append(in.invoked[p.CallID], p.Input)
+		}
+	}
+	return in
+}
+
+// judge says what is wrong with got as the input of call id, "" when it
+// is the model's arguments or those of one of the call's invokes. A call
+// the model gave no input has no arguments: {} or null both say so.
+func (in callInputs) judge(id string, got json.RawMessage) string {
+	want, ok := in.model[id]
+	if !ok {
+		return fmt.Sprintf("names call %s, which no model reply carried", id)
+	}
+	if sameInput(want, got) || slices.ContainsFunc(in.invoked[id], func(inv json.RawMessage) bool { return sameInput(inv, got) }) {
+		return ""
+	}
+	return fmt.Sprintf("carries the input %s for call %s; the model gave the call %s", inputText(got), id, inputText(want))
+}
+
+// sameInput compares two inputs as JSON values; no input, null and {} are
+// all a call without arguments.
+func sameInput(a, b json.RawMessage) bool {
+	none := func(x json.RawMessage) bool {
+		return len(x) == 0 || string(x) == "null" || emptyObject(x)
+	}
+	if none(a) || none(b) {
+		return none(a) && none(b)
+	}
+	return sameJSON(a, b)
+}
+
+// toolCallPayloadInputs: the call of each pre-tool-call and post-tool-call
+// payload carries the arguments the model gave it (PROTOCOL.md §9
+// ToolCall).
+func (s *Scenario) toolCallPayloadInputs() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	in := s.callInputs()
+	seen := 0
+	for _, e := range s.hookRequests() {
+		p, ok := e.Value.(wire.HookDispatchParams)
+		if !ok || (p.Point != wire.PointPreToolCall && p.Point != wire.PointPostToolCall) || p.Payload.Call == nil {
+			continue
+		}
+		seen++
+		if why := in.judge(p.Payload.Call.ID, p.Payload.Call.Input); why != "" {
+			return fmt.Errorf("the %s dispatch to %q (#%d) %s", p.Point, p.Subscriber, e.Seq, why)
+		}
+	}
+	if seen == 0 {
+		return notReached("no pre-tool-call or post-tool-call dispatch with a call reached the harness")
+	}
+	return nil
+}
+
+// planItemInputs: each item of a plan-ready or post-apply plan carries the
+// arguments of the call it stands for (PROTOCOL.md §9 PlanItem).
+func (s *Scenario) planItemInputs() error {
+	if err := s.mustHaveRun(); err != nil {
+		return err
+	}
+	in := s.callInputs()
+	seen := 0
+	for _, e := range s.hookRequests() {
+		p, ok := e.Value.(wire.HookDispatchParams)
+		if !ok || (p.Point != wire.PointPlanReady && p.Point != wire.PointPostApply) || p.Payload.Plan == nil {
+			continue
+		}
+		for _, it := range p.Payload.Plan.Items {
+			seen++
+			if why := in.judge(it.ToolCallID, it.Input); why != "" {
+				return fmt.Errorf("the %s dispatch to %q (#%d): its plan item %q %s", p.Point, p.Subscriber, e.Seq, it.ID, why)
+			}
+		}
+	}
+	if seen == 0 {
+		return notReached("no plan-ready or post-apply payload listed a plan item")
 	}
 	return nil
 }

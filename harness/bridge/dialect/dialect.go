@@ -51,6 +51,11 @@ type Options struct {
 	// to the suite's (read); ok false drops the tool from the request's
 	// tool list (an agent's built-in tool). Nil keeps every name.
 	ToWire func(agentName string) (wireName string, ok bool)
+	// OwnTool is told of each tool the agent offers that ToWire refuses
+	// (one of the agent's own), and of no other name: a refused name in
+	// the history (the model's call of a tool nobody has) is no offer.
+	// Nil drops it.
+	OwnTool func(agentName string)
 	// ToAgent maps a scripted tool call's name back to the agent's.
 	ToAgent func(wireName string) string
 	// Intercept answers a call that is not a turn of the loop (a routing
@@ -159,6 +164,9 @@ func (s *server) offered(ts []wire.ToolSpec) []wire.ToolSpec {
 	for _, t := range ts {
 		n, ok := s.o.ToWire(t.Name)
 		if !ok {
+			if s.o.OwnTool != nil {
+				s.o.OwnTool(t.Name)
+			}
 			continue
 		}
 		t.Name = n
