@@ -44,6 +44,26 @@ Feature: Folding a model stream into one reply
     And every tool/invoke named its tool's provider as declared
     And every model request offered each of its tools with the name, description and input schema the session declares
 
+  @TA-01 @must
+  Scenario: a string output is the result's text itself, its quotes and line break as they are
+    A JSON string output goes to the model as the string itself, unquoted
+    (PROTOCOL.md §7.4, From output to tool_result): its quotes, backslash
+    and line break reach the model as the tool wrote them, not as the JSON
+    that spells the string.
+    Given a data_source tool "zone" from provider "geo" declared safe with no key fields
+    And the tool "zone" returns this output:
+      """
+      "Oslo: \"CET\", from C:\\zones\nnoon"
+      """
+    And the model answers request 1 with call zone(city "Oslo")
+    And the model answers request 2 with text "It is noon in Oslo."
+    When the session runs
+    Then model request 2 holds this text as the result of every call to "zone":
+      """
+      Oslo: "CET", from C:\zones
+      noon
+      """
+
   @TA-06 @must
   Scenario: the post-model-response payload carries the reply's usage events added up, counter by counter
     The reply reports cache tokens, so the price list names cache rates:

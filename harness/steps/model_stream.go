@@ -35,6 +35,12 @@ func init() {
 		sc.Step(stepRE(`^model request (\d+) holds the output "([^"]*)" of the tool "([^"]+)" as the result of every call to it$`), s.proves(func(nth, text, tool string) error {
 			return (&planArea{s: s}).resultText(nth, text, tool)
 		}, "TA-01"))
+		// A string output is the result's text itself (PROTOCOL.md §7.4):
+		// quotes, backslashes and line breaks as the tool wrote them, not
+		// the JSON that spells the string.
+		sc.Step(stepRE(`^model request (\d+) holds this text as the result of every call to "([^"]+)":$`), s.proves(func(nth, tool string, doc *godog.DocString) error {
+			return (&planArea{s: s}).resultText(nth, doc.Content, tool)
+		}, "TA-01"))
 		sc.Step(stepRE(`^the post-model-response payload after model request (\d+) carries the sum of its usage events$`), s.proves(s.postModelUsageSum, "TA-06"))
 		// The session's totals are the same sums over the whole session
 		// (PROTOCOL.md RunSessionResult): a counter of 0 counts 0, as
