@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentconform/conform/harness/calllog"
 	"github.com/agentconform/conform/spec/wire"
 )
 
@@ -41,13 +42,9 @@ func (s *Scenario) toolCallPayloads() error {
 			ids[c.ID] = true
 		}
 	}
-	seen := 0
-	for _, e := range s.hookRequests() {
-		p, ok := e.Value.(wire.HookDispatchParams)
-		if !ok || (p.Point != wire.PointPreToolCall && p.Point != wire.PointPostToolCall) || p.CallContext.SessionID != s.SessionID {
-			continue
-		}
-		seen++
+	ds := s.sessionDispatchesAt(wire.PointPreToolCall, wire.PointPostToolCall)
+	for _, d := range ds {
+		e, p := d.e, d.p
 		c := p.Payload.Call
 		if c == nil {
 			return fmt.Errorf("the %s dispatch to %q (#%d) carries no call", p.Point, p.Subscriber, e.Seq)
@@ -64,10 +61,28 @@ func (s *Scenario) toolCallPayloads() error {
 			return fmt.Errorf("the %s dispatch to %q (#%d) names call id %q, which no model reply carried", p.Point, p.Subscriber, e.Seq, c.ID)
 		}
 	}
-	if seen == 0 {
+	if len(ds) == 0 {
 		return notReached("no pre-tool-call or post-tool-call dispatch reached the harness")
 	}
 	return nil
+}
+
+// dispatch is one hook/dispatch request and its params.
+type dispatch struct {
+	e calllog.Entry
+	p wire.HookDispatchParams
+}
+
+// sessionDispatchesAt are the scenario session's hook dispatches at the
+// points, in the order they arrived.
+func (s *Scenario) sessionDispatchesAt(points ...string) []dispatch {
+	var out []dispatch
+	for _, e := range s.hookRequests() {
+		if p, ok := e.Value.(wire.HookDispatchParams); ok && slices.Contains(points, p.Point) && p.CallContext.SessionID == s.SessionID {
+			out = append(out, dispatch{e, p})
+		}
+	}
+	return out
 }
 
 // postApplyPlans: the post-apply plan of a turn holds an item for every
@@ -186,14 +201,13 @@ func (s *Scenario) toolCallPayloadInputs() error {
 	}
 	in := s.callInputs()
 	seen := 0
-	for _, e := range s.hookRequests() {
-		p, ok := e.Value.(wire.HookDispatchParams)
-		if !ok || (p.Point != wire.PointPreToolCall && p.Point != wire.PointPostToolCall) || p.Payload.Call == nil {
-			continue
+	for _, d := range s.sessionDispatchesAt(wire.PointPreToolCall, wire.PointPostToolCall) {
+		if d.p.Payload.Call == nil {
+			continue // toolCallPayloads' failure, not this check's
 		}
 		seen++
-		if why := in.judge(p.Payload.Call.ID, p.Payload.Call.Input); why != "" {
-			return fmt.Errorf("the %s dispatch to %q (#%d) %s", p.Point, p.Subscriber, e.Seq, why)
+		if why := in.judge(d.p.Payload.Call.ID, d.p.Payload.Call.Input); why != "" {
+			return fmt.Errorf("the %s dispatch to %q (#%d) %s", d.p.Point, d.p.Subscriber, d.e.Seq, why)
 		}
 	}
 	if seen == 0 {
@@ -210,15 +224,14 @@ func (s *Scenario) planItemInputs() error {
 	}
 	in := s.callInputs()
 	seen := 0
-	for _, e := range s.hookRequests() {
-		p, ok := e.Value.(wire.HookDispatchParams)
-		if !ok || (p.Point != wire.PointPlanReady && p.Point != wire.PointPostApply) || p.Payload.Plan == nil {
+	for _, d := range s.sessionDispatchesAt(wire.PointPlanReady, wire.PointPostApply) {
+		if d.p.Payload.Plan == nil {
 			continue
 		}
-		for _, it := range p.Payload.Plan.Items {
+		for _, it := range d.p.Payload.Plan.Items {
 			seen++
 			if why := in.judge(it.ToolCallID, it.Input); why != "" {
-				return fmt.Errorf("the %s dispatch to %q (#%d): its plan item %q %s", p.Point, p.Subscriber, e.Seq, it.ID, why)
+				return fmt.Errorf("the %s dispatch to %q (#%d): its plan item %q %s", d.p.Point, d.p.Subscriber, d.e.Seq, it.ID, why)
 			}
 		}
 	}

@@ -253,7 +253,13 @@ func (c *Conn) write(m wireMsg) error {
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
+	return c.writeLine(b, 0)
+}
+
+// writeLine writes line b and its newline, then the request riding on the
+// next write (CallWithNext); with apart > 0 the newline goes in a write of
+// its own, apart after the line, and nothing else is written in between.
+func (c *Conn) writeLine(b []byte, apart time.Duration) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	select {
@@ -261,10 +267,23 @@ func (c *Conn) write(m wireMsg) error {
 		return ErrClosed
 	default:
 	}
-	if c.rider != nil {
-		b, c.rider = append(b, c.rider...), nil
+	end := append([]byte{'\n'}, c.rider...)
+	c.rider = nil
+	if apart <= 0 {
+		_, err := c.w.Write(append(b, end...))
+		return err
 	}
-	_, err = c.w.Write(b)
+	if _, err := c.w.Write(b); err != nil {
+		return err
+	}
+	t := time.NewTimer(apart)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-c.done:
+		return ErrClosed
+	}
+	_, err := c.w.Write(end)
 	return err
 }
 
@@ -341,7 +360,7 @@ func (c *Conn) CallNewlineApart(ctx context.Context, method string, params any, 
 	}
 	b, err := encode(msg)
 	if err == nil {
-		err = c.writeApart(b, pause)
+		err = c.writeLine(b, pause)
 	}
 	if err != nil {
 		c.forget(id)
@@ -376,30 +395,6 @@ func (c *Conn) CallLineOf(ctx context.Context, method string, params func(n int)
 		return nil, err
 	}
 	return c.await(ctx, id, p)
-}
-
-func (c *Conn) writeApart(b []byte, pause time.Duration) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	select {
-	case <-c.done:
-		return ErrClosed
-	default:
-	}
-	if _, err := c.w.Write(b); err != nil {
-		return err
-	}
-	t := time.NewTimer(pause)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-c.done:
-		return ErrClosed
-	}
-	nl := append([]byte{'\n'}, c.rider...)
-	c.rider = nil
-	_, err := c.w.Write(nl)
-	return err
 }
 
 func (c *Conn) register(method string, params any) (json.RawMessage, *pending, wireMsg, error) {
