@@ -51,15 +51,10 @@ func init() {
 		})
 		sc.Step(stepRE(`^the kernel answers session/continue of a session id it never ran with (-\d+) when the request's line is 8 MiB long, the most a line may be$`), s.lcLongestLine)
 		sc.Step(stepRE(`^the kernel answers session/cancel of a session id it never ran with (-\d+) when the request's newline comes in a write of its own$`), func(ctx context.Context, code int) error {
-			k, err := s.lcKernel()
-			if err != nil {
-				return err
-			}
 			id, what := s.lcProbeSession("a session id it never ran")
-			cctx, cancel := context.WithTimeout(ctx, s.env.Scale(lcProbe))
-			defer cancel()
-			raw, err := k.RequestNewlineApart(cctx, wire.MethodSessionCancel, wire.CancelParams{SessionID: id})
-			return s.wantError("session/cancel of "+what+", its line's newline written apart (§2: a line may arrive in any pieces),", "§6.3", raw, err, code)
+			return s.lcProbeBy(ctx, lcProbe, func(ctx context.Context, k *driver.Kernel) (json.RawMessage, error) {
+				return k.RequestNewlineApart(ctx, wire.MethodSessionCancel, wire.CancelParams{SessionID: id})
+			}, "session/cancel of "+what+", its line's newline written apart (§2: a line may arrive in any pieces),", "§6.3", code)
 		})
 		sc.Step(stepRE(`^the kernel ignores a \$/cancelRequest naming a request id the harness never sent, and answers session/cancel of a session id it never ran with (-\d+) after it$`), s.lcIgnoresCancelRequest)
 		sc.Step(stepRE(`^the kernel answers frontend/decide of (the ended session|a session id it never ran) with (-\d+)$`), func(ctx context.Context, which string, code int) error {
@@ -100,17 +95,12 @@ func (s *Scenario) lcIgnoresCancelRequest(ctx context.Context, code int) error {
 // like any other. The bound is a failure detector (the line is read and
 // parsed once), not a speed requirement.
 func (s *Scenario) lcLongestLine(ctx context.Context, code int) error {
-	k, err := s.lcKernel()
-	if err != nil {
-		return err
-	}
 	id, what := s.lcProbeSession("a session id it never ran")
-	cctx, cancel := context.WithTimeout(ctx, s.env.Scale(lcLongLine))
-	defer cancel()
-	raw, err := k.RequestLineOf(cctx, wire.MethodSessionContinue, func(n int) any {
-		return wire.ContinueParams{SessionID: id, Message: strings.Repeat("x", n)}
-	}, jsonrpc.DefaultMaxLine)
-	return s.wantError(fmt.Sprintf("session/continue of %s, its line %d bytes long (the most §2 allows),", what, jsonrpc.DefaultMaxLine), "§6.5", raw, err, code)
+	return s.lcProbeBy(ctx, lcLongLine, func(ctx context.Context, k *driver.Kernel) (json.RawMessage, error) {
+		return k.RequestLineOf(ctx, wire.MethodSessionContinue, func(n int) any {
+			return wire.ContinueParams{SessionID: id, Message: strings.Repeat("x", n)}
+		}, jsonrpc.DefaultMaxLine)
+	}, fmt.Sprintf("session/continue of %s, its line %d bytes long (the most §2 allows),", what, jsonrpc.DefaultMaxLine), "§6.5", code)
 }
 
 // lcLongLine bounds the answer to an 8 MiB line.
@@ -138,13 +128,21 @@ func (s *Scenario) lcProbeSession(which string) (id, what string) {
 // lcProbeCodes sends one request and wants an error with one of codes (a
 // 0 among them is no alternative), naming section of PROTOCOL.md.
 func (s *Scenario) lcProbeCodes(ctx context.Context, method string, params any, what, section string, codes ...int) error {
+	return s.lcProbeBy(ctx, lcProbe, func(ctx context.Context, k *driver.Kernel) (json.RawMessage, error) {
+		return k.Request(ctx, method, params)
+	}, what, section, codes...)
+}
+
+// lcProbeBy sends a probe with send, bounded by bound (scaled), and wants
+// an error with one of codes.
+func (s *Scenario) lcProbeBy(ctx context.Context, bound time.Duration, send func(context.Context, *driver.Kernel) (json.RawMessage, error), what, section string, codes ...int) error {
 	k, err := s.lcKernel()
 	if err != nil {
 		return err
 	}
-	cctx, cancel := context.WithTimeout(ctx, s.env.Scale(lcProbe))
+	cctx, cancel := context.WithTimeout(ctx, s.env.Scale(bound))
 	defer cancel()
-	raw, err := k.Request(cctx, method, params)
+	raw, err := send(cctx, k)
 	return s.wantError(what, section, raw, err, codes...)
 }
 
