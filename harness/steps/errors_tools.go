@@ -31,6 +31,9 @@ func (s *Scenario) resultFor(n, from int, want resultShape) error {
 		return err
 	}
 	switch {
+	case want == resultError && !b.IsError && s.bridgedWithoutErrorFlag():
+		return glueNotReached(fmt.Sprintf("the agent's dialect (%s %s) has no error flag on a tool result, so whether the agent gave the model the result %q of call %s as an error cannot be told (bridge glue)",
+			BridgeDialect, s.env.Info.Readings[BridgeDialect], b.Content, id))
 	case want == resultError && !b.IsError:
 		return fmt.Errorf("expected the result of call %s in model request %d to be an error (is_error), the model was given it as a success: %q", id, n, b.Content)
 	case want == resultSuccess && b.IsError:
@@ -62,10 +65,13 @@ func (s *Scenario) resultCategory(from int, category string) error {
 			wrong = append(wrong, fmt.Sprintf("%s says %q", where, got))
 		}
 	}
+	// A dialect without an error flag carries neither the flag nor the
+	// category in a tool result: only the other places can name it.
+	flagless := s.bridgedWithoutErrorFlag()
 	for i, r := range s.modelRequests() {
 		for _, m := range r.Messages {
 			for _, c := range m.Content {
-				if c.Type == wire.BlockToolResult && c.ToolUseID == id {
+				if c.Type == wire.BlockToolResult && c.ToolUseID == id && !flagless {
 					note(fmt.Sprintf("the tool_result in model request %d", i+1), c.ErrorCategory)
 					if c.ErrorCategory == "" {
 						bare = append(bare, fmt.Sprintf("the tool_result in model request %d", i+1))
@@ -96,6 +102,10 @@ func (s *Scenario) resultCategory(from int, category string) error {
 		// A kernel that ends the session at the failure (ER-04 is a
 		// SHOULD) may name the category in the session's error.
 		places = append(places, "the session result's error")
+	}
+	if len(places) == 0 && flagless {
+		return glueNotReached(fmt.Sprintf("the agent's dialect (%s %s) carries no error flag or category in a tool result, and nothing else named the category %q for call %s (bridge glue)",
+			BridgeDialect, s.env.Info.Readings[BridgeDialect], category, id))
 	}
 	if len(places) == 0 {
 		return fmt.Errorf("expected the kernel to name the category %q for call %s somewhere (tool_result error_category, post-tool-call payload, an event with its call_id, or the session result's error); it named none", category, id)
