@@ -55,11 +55,9 @@ func (s *Scenario) noHookErrorForDeny(id, witness string) error {
 	if err := s.recordAttributable(witness); err != nil {
 		return notReached("the kernel recorded no failure of %q either, so its silence about %q's DENY shows nothing", witness, id)
 	}
-	for _, ev := range s.hookEvents(wire.EventHookError) {
-		if ev.Producer == id || ev.Payload["subscriber"] == id {
-			return fmt.Errorf("%q answered DENY (%s), a veto's expected answer (PROTOCOL.md §7.2), yet the kernel reported a hook_error for it (producer %q, %s): a DENY is the subscriber's decision, not its failure",
-				id, plain.And(denied), ev.Producer, plain.JSON(ev.Payload))
-		}
+	if evs := s.eventsNaming(wire.EventHookError, id); len(evs) > 0 {
+		return fmt.Errorf("%q answered DENY (%s), a veto's expected answer (PROTOCOL.md §7.2), yet the kernel reported a hook_error for it (producer %q, %s): a DENY is the subscriber's decision, not its failure",
+			id, plain.And(denied), evs[0].Producer, plain.JSON(evs[0].Payload))
 	}
 	return nil
 }
@@ -87,11 +85,9 @@ func (s *Scenario) echoTakenAsUnchanged(id string) error {
 		return notReached("%q (#%d) did not answer with a payload (the call ended with %q), so no echo of it was judged", id, at.Seq, at.Err)
 	}
 	how := respellings(at.Params, at.Result)
-	for _, ev := range s.hookEvents(wire.EventHookError) {
-		if ev.Producer == id || ev.Payload["subscriber"] == id {
-			return fmt.Errorf("%q (#%d) echoed the payload unchanged but for %s (null is absent for these lists: PROTOCOL.md §9 HookPayload), yet the kernel reported a hook_error for it (producer %q, %s)",
-				id, at.Seq, how, ev.Producer, plain.JSON(ev.Payload))
-		}
+	if evs := s.eventsNaming(wire.EventHookError, id); len(evs) > 0 {
+		return fmt.Errorf("%q (#%d) echoed the payload unchanged but for %s (null is absent for these lists: PROTOCOL.md §9 HookPayload), yet the kernel reported a hook_error for it (producer %q, %s)",
+			id, at.Seq, how, evs[0].Producer, plain.JSON(evs[0].Payload))
 	}
 	for _, e := range s.requests() {
 		if e.Seq <= at.Seq || e.TurnID != at.TurnID || e.Method != wire.MethodModelStream {

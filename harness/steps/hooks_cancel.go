@@ -62,10 +62,8 @@ func (s *Scenario) noHookErrorFor(id, witness string) error {
 	if err := s.recordAttributable(witness); err != nil {
 		return notReached("the kernel recorded no failure of %q either, so its silence about %q shows nothing", witness, id)
 	}
-	for _, ev := range s.hookEvents(wire.EventHookError) {
-		if ev.Producer == id || ev.Payload["subscriber"] == id {
-			return fmt.Errorf("the harness cancelled the session while the kernel's call to %q was in flight, and the kernel reported a hook_error for it (producer %q, %s): the kernel abandoned that call, the subscriber did not fail", id, ev.Producer, plain.JSON(ev.Payload))
-		}
+	if evs := s.eventsNaming(wire.EventHookError, id); len(evs) > 0 {
+		return fmt.Errorf("the harness cancelled the session while the kernel's call to %q was in flight, and the kernel reported a hook_error for it (producer %q, %s): the kernel abandoned that call, the subscriber did not fail", id, evs[0].Producer, plain.JSON(evs[0].Payload))
 	}
 	return nil
 }

@@ -23,6 +23,18 @@ func (s *Scenario) hookEvents(kind string) []wire.Event {
 	return out
 }
 
+// eventsNaming are the session's events of kind ("" any) attributed to
+// subscriber id: by producer or by the payload's subscriber.
+func (s *Scenario) eventsNaming(kind, id string) []wire.Event {
+	var out []wire.Event
+	for _, ev := range s.hookEvents(kind) {
+		if ev.Producer == id || ev.Payload["subscriber"] == id {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
 // HD-03/HD-04/HD-09/HD-10: the failure is a hook_error naming point, mode
 // and category. Who the kernel names as its producer is HD-14's own check
 // (hookErrorProducer), so a kernel that reports the right failure under
@@ -73,12 +85,7 @@ func (s *Scenario) hookErrorProducer(id string) error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
-	var mine []wire.Event
-	for _, ev := range s.hookEvents(wire.EventHookError) {
-		if ev.Producer == id || ev.Payload["subscriber"] == id {
-			mine = append(mine, ev)
-		}
-	}
+	mine := s.eventsNaming(wire.EventHookError, id)
 	if len(mine) == 0 {
 		acted, why := s.failureActedOn(id)
 		if !acted {
@@ -140,10 +147,8 @@ func (s *Scenario) recordAttributable(id string) error {
 	if err := s.mustHaveRun(); err != nil {
 		return err
 	}
-	for _, ev := range s.hookEvents("") {
-		if ev.Producer == id || ev.Payload["subscriber"] == id {
-			return nil
-		}
+	if len(s.eventsNaming("", id)) > 0 {
+		return nil
 	}
 	return fmt.Errorf("expected an event attributable to %q (producer or payload subscriber %q), the kernel reported none", id, id)
 }

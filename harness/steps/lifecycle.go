@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -36,22 +37,21 @@ const (
 	lcProbe          = 5 * time.Second  // any other probe's answer
 )
 
+// heldAnswer is the kernel's answer to one probe.
+type heldAnswer struct {
+	raw json.RawMessage
+	err error
+}
+
 // lcState is the lifecycle area's part of a scenario.
 type lcState struct {
 	mu        sync.Mutex
 	cancelErr error // the answer to the cancel of the running session
-	// continueErr answers the session/continue the harness sends the
-	// running session, which nothing paused, just before that cancel.
-	continueErr error
-	continueRaw []byte
-	// runErr answers a second session/run naming the running session,
-	// sent just before the continue.
-	runErr error
-	runRaw []byte
-	// spawnErr answers a session/spawn from the running session for a
-	// call that is not in flight, sent first.
-	spawnErr  error
-	spawnRaw  []byte
+	// held answers the probes sent while the session's model request is
+	// held, by method: session/spawn from the running session for a call
+	// not in flight, a second session/run naming it, session/continue of
+	// it (nothing paused it), in that order, just before that cancel.
+	held      map[string]heldAnswer
 	cancelled chan struct{} // closed once that cancel has its answer; nil until sent
 
 	// Shutdown with sessions running.
@@ -90,13 +90,13 @@ func init() {
 			return s.lcContinueAnswered(lc, code)
 		})
 		sc.Step(stepRE(`^the kernel answered a second session/run naming the running session with (-\d+)$`), func(code int) error {
-			return s.lcHeldAnswer(lc, func() ([]byte, error) { return lc.runRaw, lc.runErr },
+			return s.lcHeldAnswer(lc, wire.MethodSessionRun,
 				fmt.Sprintf("a second session/run naming the running session %s", s.SessionID), "§17.8", code)
 		})
 		sc.Step(stepRE(`^the kernel answered session/spawn from the running session for a call not in flight with (-\d+), or (-\d+) if it serves no session/spawn$`), func(code, none int) error {
 			// §6.4 refuses the call_id; a kernel without sub-agents may
 			// refuse the method (§2); -32603 is neither.
-			return s.lcHeldAnswer(lc, func() ([]byte, error) { return lc.spawnRaw, lc.spawnErr },
+			return s.lcHeldAnswer(lc, wire.MethodSessionSpawn,
 				fmt.Sprintf("session/spawn from the running session %s for a call_id that is no tool/invoke in flight", s.SessionID), "§6.4, §2", code, none)
 		})
 		sc.Step(stepRE(`^the kernel answers session/cancel of the ended session with \{\}$`), func(ctx context.Context) error {
@@ -133,15 +133,21 @@ func (s *Scenario) lcHangAndCancel(lc *lcState, n int) error {
 		ctx, cancel := context.WithTimeout(context.Background(), s.env.Scale(lcProbe))
 		defer cancel()
 		session := cc.SessionID
-		sraw, serr := k.Request(ctx, wire.MethodSessionSpawn, wire.SpawnParams{ParentSessionID: session,
-			CallID: "conform-no-such-call", Profile: "conform-no-such-profile", Prompt: "Spawn nothing."})
-		rraw, rerr := k.Request(ctx, wire.MethodSessionRun, wire.RunParams{SessionID: session, Prompt: "Once more.", Config: s.Cfg})
-		raw, cerr := k.Request(ctx, wire.MethodSessionContinue, wire.ContinueParams{SessionID: session, Message: "go on"})
+		held := map[string]heldAnswer{}
+		for _, p := range []struct {
+			method string
+			params any
+		}{
+			{wire.MethodSessionSpawn, wire.SpawnParams{ParentSessionID: session, CallID: "conform-no-such-call", Profile: "conform-no-such-profile", Prompt: "Spawn nothing."}},
+			{wire.MethodSessionRun, wire.RunParams{SessionID: session, Prompt: "Once more.", Config: s.Cfg}},
+			{wire.MethodSessionContinue, wire.ContinueParams{SessionID: session, Message: "go on"}},
+		} {
+			raw, err := k.Request(ctx, p.method, p.params)
+			held[p.method] = heldAnswer{raw, err}
+		}
 		err := k.Cancel(ctx, session)
 		lc.mu.Lock()
-		lc.spawnRaw, lc.spawnErr = sraw, serr
-		lc.runRaw, lc.runErr = rraw, rerr
-		lc.continueRaw, lc.continueErr = raw, cerr
+		lc.held = held
 		lc.cancelErr = err
 		lc.mu.Unlock()
 		close(done)
@@ -184,20 +190,20 @@ func (s *Scenario) lcHeldAnswers(lc *lcState) error {
 }
 
 func (s *Scenario) lcContinueAnswered(lc *lcState, code int) error {
-	return s.lcHeldAnswer(lc, func() ([]byte, error) { return lc.continueRaw, lc.continueErr },
+	return s.lcHeldAnswer(lc, wire.MethodSessionContinue,
 		fmt.Sprintf("session/continue of the running session %s, which nothing paused,", s.SessionID), "§6.5", code)
 }
 
-// lcHeldAnswer judges one answer the kernel gave while the session's model
-// request was held (picked under lc.mu) against the error code wanted.
-func (s *Scenario) lcHeldAnswer(lc *lcState, pick func() ([]byte, error), what, section string, codes ...int) error {
+// lcHeldAnswer judges the answer the kernel gave to the probe of method
+// while the session's model request was held against the codes wanted.
+func (s *Scenario) lcHeldAnswer(lc *lcState, method, what, section string, codes ...int) error {
 	if err := s.lcHeldAnswers(lc); err != nil {
 		return err
 	}
 	lc.mu.Lock()
-	raw, err := pick()
+	a := lc.held[method]
 	lc.mu.Unlock()
-	return s.wantError(what, section, raw, err, codes...)
+	return s.wantError(what, section, a.raw, a.err, codes...)
 }
 
 func (s *Scenario) lcCancelAnswered(lc *lcState) error {
