@@ -66,15 +66,20 @@ func (s *Scenario) resultCategory(from int, category string) error {
 		}
 	}
 	// A dialect without an error flag carries neither the flag nor the
-	// category in a tool result: only the other places can name it.
+	// category in a tool result: only the other places can name it. Any
+	// bridged agent learns of a failure over MCP, which has no category:
+	// the flag is the agent's, a category in its tool_result never is.
 	flagless := s.bridgedWithoutErrorFlag()
+	bridged := s.env != nil && s.env.Bridged
 	for i, r := range s.modelRequests() {
 		for _, m := range r.Messages {
 			for _, c := range m.Content {
 				if c.Type == wire.BlockToolResult && c.ToolUseID == id && !flagless {
-					note(fmt.Sprintf("the tool_result in model request %d", i+1), c.ErrorCategory)
-					if c.ErrorCategory == "" {
-						bare = append(bare, fmt.Sprintf("the tool_result in model request %d", i+1))
+					if !bridged {
+						note(fmt.Sprintf("the tool_result in model request %d", i+1), c.ErrorCategory)
+						if c.ErrorCategory == "" {
+							bare = append(bare, fmt.Sprintf("the tool_result in model request %d", i+1))
+						}
 					}
 					if !c.IsError {
 						// The model is told of the failure by is_error; a
@@ -107,7 +112,10 @@ func (s *Scenario) resultCategory(from int, category string) error {
 		return glueNotReached(fmt.Sprintf("the agent's dialect (%s %s) carries no error flag or category in a tool result, and nothing else named the category %q for call %s (bridge glue)",
 			BridgeDialect, s.env.Info.Readings[BridgeDialect], category, id))
 	}
-	if len(places) == 0 {
+	if len(places) == 0 && bridged && len(wrong) == 0 {
+		return glueNotReached(fmt.Sprintf("MCP gives the agent no error category, and nothing else named the category %q for call %s (bridge glue)", category, id))
+	}
+	if len(places) == 0 && !bridged {
 		return fmt.Errorf("expected the kernel to name the category %q for call %s somewhere (tool_result error_category, post-tool-call payload, an event with its call_id, or the session result's error); it named none", category, id)
 	}
 	if len(wrong) > 0 {

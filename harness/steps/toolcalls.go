@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/agentconform/conform/spec/wire"
 )
@@ -61,12 +62,17 @@ func (s *Scenario) offeredWrong(t wire.ToolSpec) string {
 		return "under a name no tool of the session has (a ToolSpec's name is the ToolSchema.name, PROTOCOL.md §9)"
 	}
 	d := s.Cfg.Tools[i]
+	bridged := s.env != nil && s.env.Bridged
 	switch {
-	case t.Description != d.Description:
+	case bridged && !strings.Contains(t.Description, d.Description):
+		// The agent has the description from the bridge's MCP server and
+		// may add to it (a note of the server's), never lose it.
+		return fmt.Sprintf("with the description %q, which does not hold the one the session declares, %q", t.Description, d.Description)
+	case !bridged && t.Description != d.Description:
 		return fmt.Sprintf("with the description %q; the session declares it %q (a ToolSpec's description is the ToolSchema.description, PROTOCOL.md §9)", t.Description, d.Description)
 	case t.InputSchema == nil:
 		return "" // optional in a ToolSpec
-	case s.env != nil && s.env.Bridged:
+	case bridged:
 		// An agent's dialect carries the schema in its own form (Gemini's
 		// OpenAPI subset); what the bridge reads back is not the agent's.
 		return ""

@@ -35,6 +35,7 @@ func TestOfferedAsDeclared(t *testing.T) {
 		"no schema declared, one invented":  {wireKernel, wire.ToolSpec{Name: "clock", Description: "fake clock", InputSchema: named}, true},
 		"bridged, schema in another form":   {bridged, wire.ToolSpec{Name: "read", Description: "fake read", InputSchema: map[string]any{"type": "OBJECT"}}, false},
 		"bridged, description still judged": {bridged, wire.ToolSpec{Name: "read", Description: "Read", InputSchema: named}, true},
+		"bridged, description added to":     {bridged, wire.ToolSpec{Name: "read", Description: "fake read (MCP server conform)", InputSchema: named}, false},
 	} {
 		if why := c.s.offeredWrong(c.spec); (why != "") != c.wrong {
 			t.Errorf("%s: offeredWrong = %q, want wrong %v", name, why, c.wrong)
